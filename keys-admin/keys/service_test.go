@@ -1,0 +1,506 @@
+package keys_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/keys-admin/database/dbtest"
+	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/uptrace/bun"
+)
+
+// fakeClock is a settable clock shared by a test and its Service.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func migrate(ctx context.Context, db *bun.DB) error {
+	_, err := keys.Migrate(ctx, db)
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// seed creates the organizations every test uses.
+func seed(t *testing.T, db *bun.DB) {
+	t.Helper()
+	ctx := t.Context()
+	orgs := []struct {
+		org     keys.Organization
+		members []keys.Member
+	}{
+		{keys.Organization{ID: "org_a", Name: "Acme", SubscriptionStatus: keys.SubscriptionActive}, []keys.Member{
+			{UserID: "u_owner", Role: keys.RoleOwner},
+			{UserID: "u_admin", Role: keys.RoleAdmin},
+			{UserID: "u_member", Role: keys.RoleMember},
+			{UserID: "u_gone", Role: keys.RoleAdmin, RemovedAt: ptr(t0.Add(-time.Hour))},
+		}},
+		{keys.Organization{ID: "org_b", Name: "Beta", SubscriptionStatus: keys.SubscriptionActive}, []keys.Member{
+			{UserID: "u_b", Role: keys.RoleOwner},
+		}},
+		{keys.Organization{ID: "org_trial", SubscriptionStatus: keys.SubscriptionTrialing, TrialEndsAt: ptr(t0.Add(7 * 24 * time.Hour))}, []keys.Member{
+			{UserID: "u_t", Role: keys.RoleOwner},
+		}},
+		{keys.Organization{ID: "org_trial_over", SubscriptionStatus: keys.SubscriptionTrialing, TrialEndsAt: ptr(t0.Add(-24 * time.Hour))}, []keys.Member{
+			{UserID: "u_e", Role: keys.RoleOwner},
+		}},
+		{keys.Organization{ID: "org_canceled", SubscriptionStatus: keys.SubscriptionCanceled}, []keys.Member{
+			{UserID: "u_c", Role: keys.RoleOwner},
+		}},
+	}
+	for _, o := range orgs {
+		if err := keys.UpsertOrganization(ctx, db, o.org, o.members, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func setup(t *testing.T, b dbtest.Backend) (*keys.Service, *fakeClock) {
+	seed(t, b.DB)
+	clk := &fakeClock{t: t0}
+	svc := keys.New(b.DB, keys.WithClock(clk.Now))
+	t.Cleanup(svc.Close)
+	return svc, clk
+}
+
+func count(t *testing.T, db *bun.DB, table string) int {
+	t.Helper()
+	n, err := db.NewSelect().TableExpr(table).Count(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}
+
+func req(org, user string) keys.CreateRequest {
+	return keys.CreateRequest{OrganizationID: org, UserID: user, Name: "ci", Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 30}
+}
+
+func TestCreateListStoresOnlyHash(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		svc, _ := setup(t, b)
+		ctx := t.Context()
+		r := req("org_a", "u_admin")
+		r.Scopes = apikey.NewScopes(apikey.ScopeInsightsRead, apikey.ScopeAccountsRead)
+		created, err := svc.Create(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := apikey.Validate(created.Key); err != nil {
+			t.Fatalf("created key invalid: %v", err)
+		}
+		if created.State != keys.StateActive || created.Hint != apikey.Hint(created.Key) ||
+			!created.ExpiresAt.Equal(t0.AddDate(0, 0, 30)) || created.IssuerID != "u_admin" {
+			t.Fatalf("unexpected created key info: %+v", created.KeyInfo)
+		}
+		if strings.Join(created.Scopes, ",") != "accounts:read,insights:read" {
+			t.Fatalf("scopes = %v", created.Scopes)
+		}
+
+		// The database holds the SHA-256 and never the value, in any column.
+		var row struct {
+			Hash []byte `bun:"key_hash"`
+			All  string `bun:"all_text"`
+		}
+		if err := b.DB.NewSelect().TableExpr("developer_keys").
+			ColumnExpr("key_hash").
+			ColumnExpr("id || name || scopes || hint || issuer_user_id AS all_text").
+			Scan(ctx, &row); err != nil {
+			t.Fatal(err)
+		}
+		if string(row.Hash) != string(apikey.Hash(created.Key)) {
+			t.Fatal("stored hash is not the SHA-256 of the key")
+		}
+		if strings.Contains(row.All, created.Key[len(apikey.Prefix):len(apikey.Prefix)+20]) {
+			t.Fatal("a text column holds the key value")
+		}
+
+		list, err := svc.List(ctx, "org_a", "u_owner")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 || list[0].ID != created.ID || list[0].State != keys.StateActive || list[0].Name != "ci" {
+			t.Fatalf("List = %+v", list)
+		}
+		js, _ := json.Marshal(list)
+		if strings.Contains(string(js), created.Key) || strings.Contains(strings.ToLower(string(js)), "hash") {
+			t.Fatalf("List JSON leaks the key or a hash: %s", js)
+		}
+		if other, err := svc.List(ctx, "org_b", "u_b"); err != nil || len(other) != 0 {
+			t.Fatalf("org_b sees %d keys (err %v)", len(other), err)
+		}
+		audit, err := svc.Audit(ctx, "org_a")
+		if err != nil || len(audit) != 1 || audit[0].Action != "create" || audit[0].ActorUserID != "u_admin" ||
+			audit[0].KeyID != created.ID || !audit[0].At.Equal(t0) {
+			t.Fatalf("audit = %+v, %v", audit, err)
+		}
+	})
+}
+
+func TestCreateRefusalsWriteNothing(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		svc, _ := setup(t, b)
+		with := func(f func(*keys.CreateRequest)) keys.CreateRequest {
+			r := req("org_a", "u_owner")
+			f(&r)
+			return r
+		}
+		cases := []struct {
+			name string
+			req  keys.CreateRequest
+			want error
+		}{
+			{"no scope", with(func(r *keys.CreateRequest) { r.Scopes = 0 }), keys.ErrInvalidScopes},
+			{"unknown scope bit", with(func(r *keys.CreateRequest) { r.Scopes = 1 << 6 }), keys.ErrInvalidScopes},
+			{"expiry 0 days", with(func(r *keys.CreateRequest) { r.ExpiresInDays = 0 }), keys.ErrInvalidExpiry},
+			{"expiry 91 days", with(func(r *keys.CreateRequest) { r.ExpiresInDays = 91 }), keys.ErrInvalidExpiry},
+			{"name too long", with(func(r *keys.CreateRequest) { r.Name = strings.Repeat("n", 101) }), keys.ErrInvalidName},
+			{"name with control", with(func(r *keys.CreateRequest) { r.Name = "a\x1b[31m" }), keys.ErrInvalidName},
+			{"unknown organization", req("org_nope", "u_owner"), keys.ErrOrganizationNotFound},
+			{"unknown user", req("org_a", "u_stranger"), keys.ErrNotMember},
+			{"member of another org", req("org_a", "u_b"), keys.ErrNotMember},
+			{"removed admin", req("org_a", "u_gone"), keys.ErrMemberRemoved},
+			{"plain member", req("org_a", "u_member"), keys.ErrNotAdmin},
+			{"trial over", req("org_trial_over", "u_e"), keys.ErrSubscriptionInactive},
+			{"canceled", req("org_canceled", "u_c"), keys.ErrSubscriptionInactive},
+		}
+		for _, tc := range cases {
+			_, err := svc.Create(t.Context(), tc.req)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+			}
+		}
+		if n := count(t, b.DB, "developer_keys"); n != 0 {
+			t.Errorf("%d keys written by refused creations", n)
+		}
+		if n := count(t, b.DB, "developer_key_audit"); n != 0 {
+			t.Errorf("%d audit rows written by refused creations", n)
+		}
+		// Boundaries that are allowed.
+		for _, r := range []keys.CreateRequest{
+			with(func(r *keys.CreateRequest) { r.ExpiresInDays = 1 }),
+			with(func(r *keys.CreateRequest) { r.ExpiresInDays = 90; r.Name = strings.Repeat("é", 100) }),
+			req("org_trial", "u_t"),
+		} {
+			if _, err := svc.Create(t.Context(), r); err != nil {
+				t.Errorf("Create(%+v) = %v", r, err)
+			}
+		}
+	})
+}
+
+func TestKeyLimitCountsOnlyActiveKeys(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		svc, clk := setup(t, b)
+		ctx := t.Context()
+		short := req("org_a", "u_owner")
+		short.ExpiresInDays = 1
+		if _, err := svc.Create(ctx, short); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for range keys.MaxActiveKeys - 1 {
+			k, err := svc.Create(ctx, req("org_a", "u_owner"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, k.ID)
+		}
+		if _, err := svc.Create(ctx, req("org_a", "u_owner")); !errors.Is(err, keys.ErrKeyLimit) {
+			t.Fatalf("11th key: err = %v, want ErrKeyLimit", err)
+		}
+		// Another organization is unaffected.
+		if _, err := svc.Create(ctx, req("org_b", "u_b")); err != nil {
+			t.Fatalf("org_b: %v", err)
+		}
+		// A revoked key frees a place.
+		if _, err := svc.Revoke(ctx, "org_a", "u_owner", ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Create(ctx, req("org_a", "u_owner")); err != nil {
+			t.Fatalf("after revoke: %v", err)
+		}
+		if _, err := svc.Create(ctx, req("org_a", "u_owner")); !errors.Is(err, keys.ErrKeyLimit) {
+			t.Fatalf("limit again: err = %v", err)
+		}
+		// An expired key frees a place too.
+		clk.Advance(25 * time.Hour)
+		if _, err := svc.Create(ctx, req("org_a", "u_owner")); err != nil {
+			t.Fatalf("after expiry: %v", err)
+		}
+		list, _ := svc.List(ctx, "org_a", "u_owner")
+		states := map[string]int{}
+		for _, k := range list {
+			states[k.State]++
+		}
+		if states[keys.StateActive] != 10 || states[keys.StateRevoked] != 1 || states[keys.StateExpired] != 1 {
+			t.Fatalf("states = %v", states)
+		}
+	})
+}
+
+func TestConcurrentCreationsNeverExceedLimit(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		svc, _ := setup(t, b)
+		const n = 50
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = svc.Create(t.Context(), req("org_a", "u_owner"))
+			})
+		}
+		wg.Wait()
+		ok, limited := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, keys.ErrKeyLimit):
+				limited++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}
+		active, err := b.DB.NewSelect().TableExpr("developer_keys").
+			Where("organization_id = 'org_a' AND revoked_at IS NULL").Count(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d created, %d refused, %d active", b.Name, ok, limited, active)
+		if ok != keys.MaxActiveKeys || limited != n-keys.MaxActiveKeys || active != keys.MaxActiveKeys {
+			t.Fatalf("%d created, %d refused, %d active; want 10, 40, 10", ok, limited, active)
+		}
+	})
+}
+
+func TestRevoke(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		svc, clk := setup(t, b)
+		ctx := t.Context()
+		a, _ := svc.Create(ctx, req("org_a", "u_owner"))
+		bk, _ := svc.Create(ctx, req("org_b", "u_b"))
+		trial, err := svc.Create(ctx, req("org_trial", "u_t"))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := svc.Revoke(ctx, "org_a", "u_owner", bk.ID); !errors.Is(err, keys.ErrKeyNotFound) {
+			t.Errorf("revoke other org's key: %v", err)
+		}
+		if _, err := svc.Revoke(ctx, "org_a", "u_owner", "key_nope"); !errors.Is(err, keys.ErrKeyNotFound) {
+			t.Errorf("revoke unknown key: %v", err)
+		}
+		if _, err := svc.Revoke(ctx, "org_a", "u_member", a.ID); !errors.Is(err, keys.ErrNotAdmin) {
+			t.Errorf("member revokes: %v", err)
+		}
+		if _, err := svc.Revoke(ctx, "org_a", "u_gone", a.ID); !errors.Is(err, keys.ErrMemberRemoved) {
+			t.Errorf("removed admin revokes: %v", err)
+		}
+		if n := count(t, b.DB, "developer_key_audit"); n != 3 {
+			t.Fatalf("refused revocations wrote audit rows: %d", n)
+		}
+		clk.Advance(time.Minute)
+		info, err := svc.Revoke(ctx, "org_a", "u_admin", a.ID)
+		if err != nil || info.State != keys.StateRevoked || info.RevokedAt == nil || !info.RevokedAt.Equal(t0.Add(time.Minute)) {
+			t.Fatalf("revoke: %+v, %v", info, err)
+		}
+		if _, err := svc.Revoke(ctx, "org_a", "u_owner", a.ID); !errors.Is(err, keys.ErrAlreadyRevoked) {
+			t.Errorf("second revoke: %v", err)
+		}
+		// Revocation still works after the trial ended.
+		clk.Advance(8 * 24 * time.Hour)
+		if _, err := svc.Create(ctx, req("org_trial", "u_t")); !errors.Is(err, keys.ErrSubscriptionInactive) {
+			t.Errorf("create after trial: %v", err)
+		}
+		if _, err := svc.Revoke(ctx, "org_trial", "u_t", trial.ID); err != nil {
+			t.Errorf("revoke after trial: %v", err)
+		}
+		audit, _ := svc.Audit(ctx, "org_a")
+		if len(audit) != 2 || audit[1].Action != "revoke" || audit[1].ActorUserID != "u_admin" || audit[1].KeyID != a.ID {
+			t.Fatalf("audit = %+v", audit)
+		}
+	})
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		svc, clk := setup(t, b)
+		ctx := t.Context()
+		r := req("org_a", "u_admin")
+		r.ExpiresInDays = 2
+		k, err := svc.Create(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := svc.Lookup(ctx, k.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.KeyID != k.ID || p.OrganizationID != "org_a" || p.IssuerRole != keys.RoleAdmin || p.IssuerRemoved {
+			t.Fatalf("principal = %+v", p)
+		}
+		if err := p.Authorize(apikey.ScopeAccountsRead); err != nil {
+			t.Errorf("Authorize(accounts:read) = %v", err)
+		}
+		if err := p.Authorize(apikey.ScopeInsightsRead); !errors.Is(err, keys.ErrScopeMissing) {
+			t.Errorf("Authorize(insights:read) = %v", err)
+		}
+
+		other, _ := apikey.Generate()
+		for name, presented := range map[string]string{
+			"empty": "", "malformed": k.Key[:len(k.Key)-1] + "x", "unknown": other,
+		} {
+			if _, err := svc.Lookup(ctx, presented); !errors.Is(err, keys.ErrUnauthenticated) || err != keys.ErrUnauthenticated {
+				t.Errorf("%s: err = %v, want exactly ErrUnauthenticated", name, err)
+			}
+		}
+
+		// Demotion and removal of the issuer take effect on the next lookup.
+		demote := func(role string, removed *time.Time) {
+			t.Helper()
+			err := keys.UpsertOrganization(ctx, b.DB,
+				keys.Organization{ID: "org_a", Name: "Acme", SubscriptionStatus: keys.SubscriptionActive},
+				[]keys.Member{{UserID: "u_admin", Role: role, RemovedAt: removed}}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		demote(keys.RoleMember, nil)
+		if p, err := svc.Lookup(ctx, k.Key); err != nil || !errors.Is(p.Authorize(apikey.ScopeAccountsRead), keys.ErrIssuerNotAdmin) {
+			t.Errorf("demoted issuer: %v, %v", err, p)
+		}
+		demote(keys.RoleAdmin, ptr(t0))
+		if p, err := svc.Lookup(ctx, k.Key); err != nil || !errors.Is(p.Authorize(apikey.ScopeAccountsRead), keys.ErrIssuerNotAdmin) {
+			t.Errorf("removed issuer: %v", err)
+		}
+		if _, err := b.DB.NewDelete().TableExpr("organization_members").Where("user_id = 'u_admin'").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := svc.Lookup(ctx, k.Key); err != nil || !errors.Is(p.Authorize(apikey.ScopeAccountsRead), keys.ErrIssuerNotAdmin) {
+			t.Errorf("deleted membership: %v", err)
+		}
+		demote(keys.RoleOwner, nil)
+		if p, err := svc.Lookup(ctx, k.Key); err != nil || p.Authorize(apikey.ScopeAccountsRead) != nil {
+			t.Errorf("restored owner: %v", err)
+		}
+
+		// Expiry and revocation take effect on the next lookup.
+		clk.Advance(48*time.Hour - time.Microsecond)
+		if _, err := svc.Lookup(ctx, k.Key); err != nil {
+			t.Errorf("just before expiry: %v", err)
+		}
+		clk.Advance(time.Microsecond)
+		if _, err := svc.Lookup(ctx, k.Key); err != keys.ErrUnauthenticated {
+			t.Errorf("at expiry: %v", err)
+		}
+		k2, _ := svc.Create(ctx, req("org_a", "u_owner"))
+		if _, err := svc.Lookup(ctx, k2.Key); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Revoke(ctx, "org_a", "u_owner", k2.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Lookup(ctx, k2.Key); err != keys.ErrUnauthenticated {
+			t.Errorf("after revoke: %v", err)
+		}
+	})
+}
+
+func TestMalformedKeyNeedsNoDatabase(t *testing.T) {
+	t.Parallel()
+	b := dbtest.SQLite(t)
+	svc := keys.New(b.DB)
+	defer svc.Close()
+	b.DB.Close() // any database work would now fail with a different error
+	if _, err := svc.Lookup(t.Context(), "svc_live_short"); err != keys.ErrUnauthenticated {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLastUsedIsThrottled(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
+		seed(t, b.DB)
+		ctx := t.Context()
+		clk := &fakeClock{t: t0}
+		lastUsed := func() *time.Time {
+			t.Helper()
+			var v struct {
+				T *time.Time `bun:"last_used_at"`
+			}
+			if err := b.DB.NewSelect().TableExpr("developer_keys").ColumnExpr("last_used_at").Scan(ctx, &v); err != nil {
+				t.Fatal(err)
+			}
+			return v.T
+		}
+		// Each phase uses its own Service and closes it to flush the writer.
+		phase := func(lookups int, f func(*keys.Service)) {
+			svc := keys.New(b.DB, keys.WithClock(clk.Now))
+			f(svc)
+			svc.Close()
+		}
+		var key string
+		phase(0, func(s *keys.Service) {
+			k, err := s.Create(ctx, req("org_a", "u_owner"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			key = k.Key
+		})
+		if lastUsed() != nil {
+			t.Fatal("last_used_at set before any use")
+		}
+		phase(0, func(s *keys.Service) {
+			for range 5 {
+				s.Lookup(ctx, key) //nolint:errcheck
+				clk.Advance(time.Second)
+			}
+		})
+		if got := lastUsed(); got == nil || !got.Equal(t0) {
+			t.Fatalf("after first use last_used_at = %v, want %v", got, t0)
+		}
+		clk.Advance(30 * time.Second) // 35 s after the first use: another replica must not write
+		phase(0, func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
+		if got := lastUsed(); !got.Equal(t0) {
+			t.Fatalf("written again within a minute: %v", got)
+		}
+		clk.Advance(30 * time.Second)
+		phase(0, func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
+		if got := lastUsed(); !got.Equal(t0.Add(65 * time.Second)) {
+			t.Fatalf("after a minute last_used_at = %v, want %v", got, t0.Add(65*time.Second))
+		}
+	})
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, nil, func(t *testing.T, b dbtest.Backend) {
+		first, err := keys.Migrate(t.Context(), b.DB)
+		if err != nil || len(first) == 0 {
+			t.Fatalf("first migrate: %v, %v", first, err)
+		}
+		again, err := keys.Migrate(t.Context(), b.DB)
+		if err != nil || len(again) != 0 {
+			t.Fatalf("second migrate applied %v, %v", again, err)
+		}
+	})
+}
