@@ -1,0 +1,3 @@
+module github.com/adsnap/svc/sdk-go
+
+go 1.26

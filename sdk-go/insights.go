@@ -1,0 +1,22 @@
+package svc
+
+import (
+	"context"
+	"iter"
+)
+
+// InsightsService reads daily insight snapshots. API: GET /insights.
+type InsightsService struct{ client *Client }
+
+// List returns one page of daily insight rows, newest date first. API: GET
+// /insights.
+func (s *InsightsService) List(ctx context.Context, opts *InsightListOptions) (*InsightPage, error) {
+	return list[Insight](ctx, s.client, "/insights", copyOrZero(opts))
+}
+
+// All iterates over every daily insight row in the date range, requesting
+// page after page. It yields an error once and stops, including when the
+// snapshot moves between pages ([ErrSnapshotMoved]). API: GET /insights.
+func (s *InsightsService) All(ctx context.Context, opts *InsightListOptions) iter.Seq2[Insight, error] {
+	return all[Insight](ctx, s.client, "/insights", opts)
+}
