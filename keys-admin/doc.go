@@ -1,0 +1,12 @@
+// Package keysadmin is the root of the keys-admin module: the authority on
+// developer keys for the Snapshot Developer Service.
+//
+// The module's packages:
+//
+//   - apikey: the key format (generate, validate with checksum, hash, hint) and scopes; standard library only.
+//   - database: open PostgreSQL or SQLite by URL, and run embedded migrations under the migrator's lock.
+//   - keys: the Service: Create, List, Revoke with every rule of SPEC §3 and §5, an audit trail, and
+//     Lookup, which resolves a presented key for the api-server in one SQL round trip.
+//   - keyshttp: the http.Handler the settings backend mounts behind its own session.
+//   - cli: the keys-admin operator command (cmd/keys-admin).
+package keysadmin
