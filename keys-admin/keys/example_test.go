@@ -75,7 +75,7 @@ func ExampleService_Create() {
 	defer os.RemoveAll(dir)
 	db, _ := database.Open(ctx, "sqlite:"+filepath.Join(dir, "keys.db"), database.Options{})
 	defer db.Close()
-	keys.Migrate(ctx, db) //nolint:errcheck
+	keys.Migrate(ctx, db)                                                                                         //nolint:errcheck
 	keys.UpsertOrganization(ctx, db, keys.Organization{ID: "org_a", SubscriptionStatus: keys.SubscriptionActive}, //nolint:errcheck
 		[]keys.Member{{UserID: "u_member", Role: keys.RoleMember}}, time.Now())
 	svc := keys.New(db)
