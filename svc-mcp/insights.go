@@ -1,0 +1,160 @@
+package svcmcp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	svc "github.com/adsnap/svc/sdk-go"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// insightsInput are the arguments of svc_insights.
+type insightsInput struct {
+	listInput
+	From string `json:"from,omitempty" jsonschema:"first day, YYYY-MM-DD (UTC), not in the future; default: 29 days before to"`
+	To   string `json:"to,omitempty" jsonschema:"last day, YYYY-MM-DD (UTC), not in the future; from..to spans at most 90 days, both included; default: today"`
+}
+
+// insight is one row of svc_insights (SPEC §2, Insight): one day of one
+// account (campaignId null) or of one campaign.
+type insight struct {
+	ID                  string     `json:"id" jsonschema:"row id"`
+	PlatformAdAccountID string     `json:"platformAdAccountId" jsonschema:"id of the advertising account at the upstream platform"`
+	AttributionWindow   string     `json:"attributionWindow" jsonschema:"attribution window of the conversions"`
+	CampaignID          *string    `json:"campaignId" jsonschema:"campaign of a campaign-level row; null for an account-level row. The two levels overlap: never sum account-level and campaign-level rows together"`
+	Date                *string    `json:"date" jsonschema:"the day the row covers, YYYY-MM-DD; null if unknown"`
+	SyncedAt            *time.Time `json:"syncedAt" jsonschema:"time this row was synchronized; null if unknown"`
+	Account             accountRef `json:"account" jsonschema:"currency and time zone of the row's account: spend, cpc and cpm are in this currency"`
+	PurchaseMeasurement string     `json:"purchaseMeasurement" jsonschema:"how purchases were measured; unavailable means purchases, purchaseValue and roas are null"`
+	Spend               string     `json:"spend" jsonschema:"amount spent, a decimal string in the account currency"`
+	CTR                 string     `json:"ctr" jsonschema:"click-through rate, a decimal string as stored"`
+	CPC                 string     `json:"cpc" jsonschema:"cost per click, a decimal string in the account currency"`
+	CPM                 string     `json:"cpm" jsonschema:"cost per thousand impressions, a decimal string in the account currency"`
+	Impressions         int64      `json:"impressions" jsonschema:"impressions"`
+	Reach               int64      `json:"reach" jsonschema:"people reached that day; daily reach does not add up over days"`
+	Clicks              int64      `json:"clicks" jsonschema:"clicks"`
+	Purchases           *float64   `json:"purchases" jsonschema:"purchases; null when purchase evidence is unavailable (unknown, not zero)"`
+	PurchaseValue       *float64   `json:"purchaseValue" jsonschema:"purchase value in the account currency; null when purchase evidence is unavailable (unknown, not zero)"`
+	ROAS                *float64   `json:"roas" jsonschema:"return on ad spend; null when purchase evidence is unavailable (unknown, not zero)"`
+}
+
+// insightsOutput is the result of svc_insights.
+type insightsOutput = envelope[insight]
+
+func insightFromSDK(x svc.Insight) insight {
+	var date *string
+	if x.Date != nil {
+		d := x.Date.String()
+		date = &d
+	}
+	return insight{
+		ID:                  x.ID,
+		PlatformAdAccountID: x.PlatformAdAccountID,
+		AttributionWindow:   x.AttributionWindow,
+		CampaignID:          x.CampaignID,
+		Date:                date,
+		SyncedAt:            x.SyncedAt,
+		Account:             accountRef(x.Account),
+		PurchaseMeasurement: string(x.PurchaseMeasurement),
+		Spend:               x.Spend.String(),
+		CTR:                 x.CTR.String(),
+		CPC:                 x.CPC.String(),
+		CPM:                 x.CPM.String(),
+		Impressions:         x.Impressions,
+		Reach:               x.Reach,
+		Clicks:              x.Clicks,
+		Purchases:           x.Purchases,
+		PurchaseValue:       x.PurchaseValue,
+		ROAS:                x.ROAS,
+	}
+}
+
+func (x insight) clean() insight {
+	x.ID = cleanText(x.ID)
+	x.PlatformAdAccountID = cleanText(x.PlatformAdAccountID)
+	x.AttributionWindow = cleanText(x.AttributionWindow)
+	x.CampaignID = cleanPtr(x.CampaignID)
+	x.Account.Currency = cleanText(x.Account.Currency)
+	x.Account.Timezone = cleanText(x.Account.Timezone)
+	x.PurchaseMeasurement = cleanText(x.PurchaseMeasurement)
+	return x
+}
+
+func addInsightsTool(s *mcp.Server, t *tools) {
+	in := inputSchema[insightsInput]()
+	for _, name := range []string{"from", "to"} {
+		in.Properties[name].Format = "date"
+		in.Properties[name].Pattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "svc_insights",
+		Title: "Daily insights (stored snapshot)",
+		Description: "Lists daily advertising metrics from a stored snapshot (not live; it may be stale: see meta.dataAsOf), one page at a time, newest day first, for the days from..to (UTC, both included, at most 90 days, none in the future; default: the last 30 days). " +
+			"There are account-level rows (campaignId null) and campaign-level rows for the same days: they overlap and must not be summed together. " +
+			"Amounts are decimal strings in the account currency given on each row (account.currency, with account.timezone); amounts in different currencies must not be added. " +
+			"purchases, purchaseValue and roas are null when purchase evidence is unavailable (purchaseMeasurement unavailable): unknown, not zero. " +
+			"Paging: when meta.nextOffset is a number, call again with the same from and to and offset set to it; null means this was the last page. " +
+			"Read-only: needs a key with the scope insights:read.",
+		InputSchema: in,
+		OutputSchema: outputSchema[insight](func(row *jsonschema.Schema) {
+			setFormats(row, "date-time", "syncedAt")
+			setFormats(row, "date", "date")
+			row.Properties["purchaseMeasurement"].Enum = []any{
+				string(svc.PurchaseValueReported), string(svc.PurchaseCountReported), string(svc.PurchaseUnavailable),
+			}
+		}),
+		Annotations: readOnly("Daily insights (stored snapshot)"),
+	}, t.insights)
+}
+
+// insights handles svc_insights. API: GET /insights.
+func (t *tools) insights(ctx context.Context, _ *mcp.CallToolRequest, in insightsInput) (*mcp.CallToolResult, insightsOutput, error) {
+	const scope = "insights:read"
+	from, to, err := t.period(in.From, in.To)
+	if err != nil {
+		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
+	}
+	c, err := t.sdk()
+	if err != nil {
+		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
+	}
+	page, err := c.Insights.List(ctx, &svc.InsightListOptions{ListOptions: in.options(), From: from, To: to})
+	if err != nil {
+		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
+	}
+	rows := make([]insight, len(page.Data))
+	for i, x := range page.Data {
+		rows[i] = insightFromSDK(x)
+	}
+	return listResult(rows, page.Meta, from.String()+".."+to.String(), insight.clean)
+}
+
+// period resolves the days to ask for as the service would (DESIGN §4): to
+// defaults to today (UTC), from to to minus 29 days. Both are always sent,
+// so that the period the result states is the one the service used.
+func (t *tools) period(fromArg, toArg string) (from, to svc.Date, err error) {
+	var problems []string
+	parse := func(name, s string) svc.Date {
+		if s == "" {
+			return svc.Date{}
+		}
+		d, err := svc.ParseDate(s)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s %q is not a date in the form YYYY-MM-DD", name, s))
+		}
+		return d
+	}
+	from, to = parse("from", fromArg), parse("to", toArg)
+	if len(problems) > 0 {
+		return svc.Date{}, svc.Date{}, &svc.ValidationError{Problems: problems}
+	}
+	if to.IsZero() {
+		to = svc.DateOf(t.now().UTC())
+	}
+	if from.IsZero() {
+		from = to.AddDays(-(svc.DefaultInsightDays - 1))
+	}
+	return from, to, nil
+}
