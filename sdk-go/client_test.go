@@ -82,8 +82,8 @@ func TestSiteURL(t *testing.T) {
 			t.Parallel()
 			c, err := NewClient(WithAPIKey(zeroKey), WithSiteURL(tt.site))
 			if tt.wantBase == "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("NewClient(WithSiteURL(%q)) = %v, want an error containing %q", tt.site, err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrInvalidSiteURL) {
+					t.Fatalf("NewClient(WithSiteURL(%q)) = %v, want ErrInvalidSiteURL containing %q", tt.site, err, tt.wantErr)
 				}
 				if strings.Contains(err.Error(), "s3cret") {
 					t.Errorf("error %q repeats a secret from the site URL", err)

@@ -23,6 +23,10 @@ var ErrRedirectRefused = errors.New("redirect refused")
 // again.
 var ErrSnapshotMoved = errors.New("snapshot moved between pages")
 
+// ErrInvalidSiteURL is wrapped by NewClient when the site URL is not https
+// (or http to a loopback host), or carries credentials, a query or a fragment.
+var ErrInvalidSiteURL = errors.New("invalid site URL")
+
 // APIError is the error returned for any answer of the service other than a
 // success or a redirect. Use [errors.As] to get it from a returned error, or
 // the predicates such as [IsRateLimited].

@@ -213,7 +213,7 @@ func NewClient(opts ...Option) (*Client, error) {
 // parseSiteURL validates a site URL. Its errors never quote the URL, which
 // could hold a credential by mistake.
 func parseSiteURL(s string) (*url.URL, error) {
-	bad := func(why string) error { return fmt.Errorf("svc: invalid site URL: %s", why) }
+	bad := func(why string) error { return fmt.Errorf("svc: %w: %s", ErrInvalidSiteURL, why) }
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:

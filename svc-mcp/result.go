@@ -252,8 +252,8 @@ func toolError(err error, scope string) error {
 		msg = "the call was cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		msg = "the service did not answer in time: try again later (" + strings.TrimPrefix(err.Error(), "svc: ") + ")"
-	case strings.HasPrefix(err.Error(), "svc: invalid site URL"):
-		msg = "the site URL is invalid: " + strings.TrimPrefix(err.Error(), "svc: invalid site URL: ") + "; check SVC_SITE_URL"
+	case errors.Is(err, svc.ErrInvalidSiteURL):
+		msg = "the site URL is invalid: " + strings.TrimPrefix(err.Error(), "svc: "+svc.ErrInvalidSiteURL.Error()+": ") + "; check SVC_SITE_URL"
 	default:
 		msg = "the service could not be reached or its answer could not be read: " + strings.TrimPrefix(err.Error(), "svc: ")
 	}
