@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is written by the server goroutine and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+var (
+	reKey  = regexp.MustCompile(`svc_live_[A-Za-z0-9]{43}`)
+	reSite = regexp.MustCompile(`Serving on (http://[0-9.:]+)`)
+)
+
+// TestDemoTwice runs svc-api demo twice on one data directory: each run
+// serves the demo data with a fresh key, and the previous key is revoked.
+func TestDemoTwice(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SVC_REDIS_URL", "")
+	var keys []string
+	for run := range 2 {
+		ctx, cancel := context.WithCancel(t.Context())
+		var out, errOut lockedBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- Run(ctx, []string{"demo", "--data-dir", dir, "--listen", "127.0.0.1:0"}, nil, &out, &errOut)
+		}()
+		var site string
+		for deadline := time.Now().Add(30 * time.Second); site == "" && time.Now().Before(deadline); {
+			if m := reSite.FindStringSubmatch(out.String()); m != nil {
+				site = m[1]
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if site == "" {
+			cancel()
+			t.Fatalf("run %d: demo did not start:\n%s\n%s", run, out.String(), errOut.String())
+		}
+		key := reKey.FindString(out.String())
+		if !strings.Contains(out.String(), `curl -H "Authorization: Bearer `+key+`" `+site+`/api/v1/developer/accounts`) ||
+			!strings.Contains(out.String(), "SVC_SITE_URL="+site+" SVC_API_KEY="+key+" svc accounts") {
+			t.Errorf("run %d: output lacks the commands:\n%s", run, out.String())
+		}
+		if !strings.Contains(errOut.String(), "apply per replica") {
+			t.Errorf("run %d: no warning about per-process limits:\n%s", run, errOut.String())
+		}
+		keys = append(keys, key)
+		for i, k := range keys {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, site+"/api/v1/developer/insights?limit=3", nil)
+			req.Header.Set("Authorization", "Bearer "+k)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			want := http.StatusOK
+			if i < len(keys)-1 {
+				want = http.StatusUnauthorized // the previous run's key was revoked
+			}
+			if resp.StatusCode != want {
+				t.Errorf("run %d, key %d: %d, want %d", run, i, resp.StatusCode, want)
+			}
+		}
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", run, code, errOut.String())
+		}
+	}
+}
+
+func TestImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "x.db")
+	run := func(stdin string, args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := Run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := run("", "migrate", "--database-url", db); code != 0 {
+		t.Fatalf("migrate: %d %s", code, out)
+	}
+	if code, out := run("", "migrate", "--database-url", db); code != 0 || !strings.Contains(out, "up to date") {
+		t.Fatalf("migrate again: %d %s", code, out)
+	}
+	bad := `{"organizations":[{"id":"org_a","subscriptionStatus":"active"}],
+	         "accounts":[{"id":"acc_1","organizationId":"org_a","platformAdAccountId":"p","accountName":"n",
+	                      "currency":"EUR","timezone":"UTC","isActive":true,"lastSyncAt":"nope"}]}`
+	code, out := run(bad, "import", "-", "--database-url", db)
+	if code != exitInvalid || !strings.Contains(out, "$.accounts[0].lastSyncAt: not an RFC 3339 date-time") ||
+		!strings.Contains(out, "nothing was imported") {
+		t.Fatalf("invalid import: %d %s", code, out)
+	}
+	good := strings.Replace(bad, `"nope"`, `"2026-11-20T06:00:00Z"`, 1)
+	file := filepath.Join(dir, "doc.json")
+	if err := os.WriteFile(file, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if code, out := run("", "import", file, "--database-url", db); code != 0 || !strings.Contains(out, "1 accounts") {
+			t.Fatalf("import: %d %s", code, out)
+		}
+	}
+	if code, _ := run("", "import"); code != exitUsage {
+		t.Errorf("import without a file: %d", code)
+	}
+	if code, out := run("", "version"); code != 0 || !strings.HasPrefix(out, "svc-api ") {
+		t.Errorf("version: %d %s", code, out)
+	}
+}
+
+// TestHelpNeverShowsSecretsFromEnvironment: URLs in the environment may hold
+// passwords; --help must not print them as flag defaults.
+func TestHelpNeverShowsSecretsFromEnvironment(t *testing.T) {
+	t.Setenv("SVC_DATABASE_URL", "postgres://u:dbpass123@db.example/x")
+	t.Setenv("SVC_REDIS_URL", "redis://:redispass456@r.example:6379/0")
+	for _, cmd := range [][]string{{"serve", "--help"}, {"migrate", "--help"}, {"import", "--help"}, {"demo", "--help"}} {
+		var out, errOut bytes.Buffer
+		if code := Run(t.Context(), cmd, nil, &out, &errOut); code != 0 {
+			t.Fatalf("%v: exit %d %s", cmd, code, errOut.String())
+		}
+		all := out.String() + errOut.String()
+		if strings.Contains(all, "dbpass123") || strings.Contains(all, "redispass456") {
+			t.Errorf("%v prints a password from the environment:\n%s", cmd, all)
+		}
+		if !strings.Contains(all, "SVC_DATABASE_URL") {
+			t.Errorf("%v does not say where the database URL comes from", cmd)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/server"
+	"github.com/spf13/pflag"
+)
+
+// config is every setting of svc-api. Each flag takes its default from an
+// SVC_* environment variable, then from the built-in value.
+type config struct {
+	DataDir        string
+	DatabaseURL    string
+	Listen         string
+	RedisURL       string
+	RedisNamespace string
+	RedisDeadline  time.Duration
+	TLSCert        string
+	TLSKey         string
+	SiteURL        string
+	TrustedProxies string
+	DownloadsDir   string
+	Limits         server.Limits
+	LogLevel       string
+	LogFormat      string
+}
+
+// envErrors collects environment variables that do not parse.
+type envErrors []string
+
+func (e *envErrors) int(name string, def int) int {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*e = append(*e, fmt.Sprintf("%s=%q: want an integer", name, v))
+		return def
+	}
+	return n
+}
+
+func (e *envErrors) duration(name string, def time.Duration) time.Duration {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*e = append(*e, fmt.Sprintf("%s=%q: want a duration such as 250ms", name, v))
+		return def
+	}
+	return d
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// defaultDataDir is ./.data unless SVC_DATA_DIR says otherwise.
+func defaultDataDir() string { return env("SVC_DATA_DIR", ".data") }
+
+// addDatabaseFlags adds --data-dir and --database-url.
+func addDatabaseFlags(fs *pflag.FlagSet, c *config, file string) {
+	fs.StringVar(&c.DataDir, "data-dir", defaultDataDir(), "directory of the embedded SQLite database (env SVC_DATA_DIR)")
+	// URLs may hold a password: their defaults are read from the
+	// environment at run time (fromEnv), never shown by --help.
+	fs.StringVar(&c.DatabaseURL, "database-url", "",
+		"postgres://USER@HOST:PORT/DB?sslmode=… or sqlite:PATH (default $SVC_DATABASE_URL, else sqlite:DATA_DIR/"+file+")")
+}
+
+// fromEnv fills the settings whose defaults must not appear in --help.
+func (c *config) fromEnv() {
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = os.Getenv("SVC_DATABASE_URL")
+	}
+	if c.RedisURL == "" {
+		c.RedisURL = os.Getenv("SVC_REDIS_URL")
+	}
+}
+
+func (c *config) databaseURL(file string) (string, error) {
+	c.fromEnv()
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL, nil
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return "", fmt.Errorf("data directory: %w", err)
+	}
+	return "sqlite:" + filepath.Join(c.DataDir, file), nil
+}
+
+// addServeFlags adds the flags of a running server.
+func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
+	fs.StringVar(&c.Listen, "listen", env("SVC_LISTEN_ADDR", "127.0.0.1:8080"), "address to listen on (env SVC_LISTEN_ADDR)")
+	fs.StringVar(&c.RedisURL, "redis-url", "",
+		"redis://HOST:PORT/DB of the shared rate-limit store (default $SVC_REDIS_URL; empty: in-process limits, per replica)")
+	fs.StringVar(&c.RedisNamespace, "redis-namespace", env("SVC_REDIS_NAMESPACE", "svc"), "prefix of the rate-limit keys in Redis (env SVC_REDIS_NAMESPACE)")
+	fs.DurationVar(&c.RedisDeadline, "redis-deadline", e.duration("SVC_REDIS_DEADLINE", ratelimit.DefaultDeadline),
+		"longest wait for the rate-limit store before refusing with 503 (env SVC_REDIS_DEADLINE)")
+	fs.StringVar(&c.TLSCert, "tls-cert", os.Getenv("SVC_TLS_CERT"), "PEM certificate file: serve HTTPS (env SVC_TLS_CERT)")
+	fs.StringVar(&c.TLSKey, "tls-key", os.Getenv("SVC_TLS_KEY"), "PEM private key file of --tls-cert (env SVC_TLS_KEY)")
+	fs.StringVar(&c.SiteURL, "site-url", os.Getenv("SVC_SITE_URL"), "public URL of the site, e.g. https://api.example.com (env SVC_SITE_URL)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", os.Getenv("SVC_TRUSTED_PROXIES"),
+		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed; default none (env SVC_TRUSTED_PROXIES)")
+	fs.StringVar(&c.DownloadsDir, "downloads-dir", os.Getenv("SVC_DOWNLOADS_DIR"), "directory served under /developers/ (env SVC_DOWNLOADS_DIR)")
+	fs.IntVar(&c.Limits.KeyPerMinute, "limit-key-per-minute", e.int("SVC_LIMIT_KEY_PER_MINUTE", server.DefaultLimits.KeyPerMinute),
+		"requests per minute per key (env SVC_LIMIT_KEY_PER_MINUTE)")
+	fs.IntVar(&c.Limits.OrgPerMinute, "limit-org-per-minute", e.int("SVC_LIMIT_ORG_PER_MINUTE", server.DefaultLimits.OrgPerMinute),
+		"requests per minute per organization (env SVC_LIMIT_ORG_PER_MINUTE)")
+	fs.IntVar(&c.Limits.IPPerMinute, "limit-ip-per-minute", e.int("SVC_LIMIT_IP_PER_MINUTE", server.DefaultLimits.IPPerMinute),
+		"requests per minute per client IP (env SVC_LIMIT_IP_PER_MINUTE)")
+}
+
+func (c *config) trustedProxies() []string {
+	var out []string
+	for p := range strings.SplitSeq(c.TrustedProxies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

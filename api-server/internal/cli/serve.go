@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	apiserver "github.com/adsnap/svc/api-server"
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/server"
+	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/keys-admin/database"
+	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
+)
+
+func newServe() *cobra.Command {
+	var c config
+	var envErr envErrors
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API",
+		Long: `serve runs the API until SIGINT or SIGTERM, then finishes the requests in flight.
+
+With --redis-url the rate limits live in Redis and are shared by every replica; without
+it they are kept in process memory, per replica. Serve HTTPS with --tls-cert/--tls-key,
+or plain HTTP on a loopback address or behind a TLS-terminating proxy (then set
+--site-url to the https address and --trusted-proxies to the proxy's addresses).
+Run 'svc-api migrate' before the first start.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(envErr) > 0 {
+				return usageError{errors.New(strings.Join(envErr, "; "))}
+			}
+			log, err := newLogger(cmd.ErrOrStderr(), c.LogLevel)
+			if err != nil {
+				return err
+			}
+			url, err := c.databaseURL("svc.db")
+			if err != nil {
+				return err
+			}
+			db, err := openDB(cmd.Context(), url)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return serve(cmd.Context(), &c, db, log, nil)
+		},
+	}
+	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
+	addServeFlags(cmd.Flags(), &c, &envErr)
+	cmd.Flags().StringVar(&c.LogLevel, "log-level", env("SVC_LOG_LEVEL", "info"), "debug, info, warn or error (env SVC_LOG_LEVEL)")
+	return cmd
+}
+
+// serve runs the API on db until ctx is done. ready, if not nil, is called
+// with the listening address once requests are accepted.
+func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready func(addr string)) error {
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return usageError{errors.New("--tls-cert and --tls-key go together")}
+	}
+	ks := keys.New(db)
+	defer ks.Close()
+	st, err := store.New(ctx, db)
+	if err != nil {
+		if strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "does not exist") {
+			return fmt.Errorf("%w (run 'svc-api migrate' first)", err)
+		}
+		return err
+	}
+	defer st.Close()
+
+	var lim ratelimit.Limiter
+	if c.RedisURL != "" {
+		r, err := ratelimit.NewRedis(c.RedisURL, c.RedisNamespace, c.RedisDeadline)
+		if err != nil {
+			return usageError{err}
+		}
+		if err := r.Ping(ctx); err != nil {
+			// Not fatal: requests fail closed (503) until Redis answers.
+			log.Warn("rate limit store not reachable yet; API requests get 503 until it is", "error", err.Error())
+		}
+		lim = r
+	} else {
+		log.Warn("no --redis-url: rate limits are kept in this process and apply per replica; " +
+			"set SVC_REDIS_URL when running more than one replica")
+		lim = ratelimit.NewMemory(nil)
+	}
+	defer lim.Close()
+
+	openapi, err := apiserver.OpenAPIJSON()
+	if err != nil {
+		return err
+	}
+	tls := c.TLSCert != ""
+	h, err := server.New(server.Config{
+		Keys: ks, Store: st, Limiter: lim, Limits: c.Limits,
+		TrustedProxies: c.trustedProxies(),
+		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
+		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
+	})
+	if err != nil {
+		return usageError{err}
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return err
+	}
+	if !tls && !isLoopback(ln.Addr()) && !strings.HasPrefix(c.SiteURL, "https://") {
+		log.Warn("serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or use --tls-cert/--tls-key")
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "tls", tls, "database", database.Redact(c.DatabaseURL),
+		"shared_rate_limits", c.RedisURL != "", "version", version)
+	errc := make(chan error, 1)
+	go func() {
+		if tls {
+			errc <- srv.ServeTLS(ln, c.TLSCert, c.TLSKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}

@@ -1,0 +1,73 @@
+// Package ratelimit holds the request limits of the API behind one
+// interface: GCRA in Redis through redis_rate (shared by every replica), or
+// the same algorithm in process memory (one replica, the embedded default).
+// A store that errs or does not answer within its deadline gives
+// ErrUnavailable, and the caller refuses the request (fail closed).
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrUnavailable reports that the limit store failed or did not answer in time.
+var ErrUnavailable = errors.New("rate limit store unavailable")
+
+// Limit is a bucket's quota: Rate requests per Period, with a burst of Rate.
+type Limit struct {
+	Name   string // "key", "org" or "ip": the bucket named in headers and messages
+	Rate   int
+	Period time.Duration
+}
+
+// PerMinute returns a limit of rate requests per minute.
+func PerMinute(name string, rate int) Limit {
+	return Limit{Name: name, Rate: rate, Period: time.Minute}
+}
+
+// Check asks for one request from the bucket Key under Limit.
+type Check struct {
+	Limit Limit
+	Key   string // e.g. "key:<key id>"; the limiter adds its namespace
+}
+
+// Result is the state of one bucket after a check.
+type Result struct {
+	Limit      Limit
+	Allowed    bool
+	Remaining  int
+	ResetAfter time.Duration // until the bucket is full again
+	RetryAfter time.Duration // until one request would be allowed (0 if allowed)
+}
+
+// Limiter takes requests from buckets.
+type Limiter interface {
+	// Allow takes one request from the bucket of every check, writing one
+	// result per check into results (len(results) >= len(checks)). Any
+	// store failure, including a missed deadline, wraps ErrUnavailable.
+	Allow(ctx context.Context, checks []Check, results []Result) error
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+	// Close releases the store's connections.
+	Close() error
+}
+
+// gcra is the generic cell rate algorithm as redis_rate implements it, on
+// one bucket whose theoretical arrival time is tat. It returns the result
+// and the new tat (unchanged when refused).
+func gcra(now, tat time.Time, l Limit) (Result, time.Time) {
+	interval := l.Period / time.Duration(l.Rate)
+	burst := interval * time.Duration(l.Rate)
+	if tat.Before(now) {
+		tat = now
+	}
+	newTAT := tat.Add(interval)
+	allowAt := newTAT.Add(-burst)
+	diff := now.Sub(allowAt)
+	remaining := int(diff / interval)
+	if diff < 0 || remaining < 0 {
+		return Result{Limit: l, Allowed: false, Remaining: 0, ResetAfter: tat.Sub(now), RetryAfter: -diff}, tat
+	}
+	return Result{Limit: l, Allowed: true, Remaining: remaining, ResetAfter: newTAT.Sub(now)}, newTAT
+}

@@ -1,0 +1,454 @@
+// Package server is the read-only HTTP API: the gin router, the request
+// pipeline of DESIGN §3 as an explicit middleware list, the three list
+// handlers, health endpoints and the OpenAPI document.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adsnap/svc/api-server/internal/query"
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/gin-gonic/gin"
+)
+
+// BasePath is the API root (SPEC §4).
+const BasePath = "/api/v1/developer"
+
+// KeyLookup resolves a presented key (keys-admin's *keys.Service).
+type KeyLookup interface {
+	Lookup(ctx context.Context, presented string) (*keys.Principal, error)
+}
+
+// Store reads snapshot rows (*store.Store).
+type Store interface {
+	Meta(ctx context.Context, orgID, accountID string) (store.Meta, error)
+	Accounts(ctx context.Context, orgID string, p store.ListParams) ([]store.AccountRow, error)
+	Campaigns(ctx context.Context, orgID string, p store.ListParams) ([]store.CampaignRow, error)
+	Insights(ctx context.Context, orgID string, p store.ListParams) ([]store.InsightRow, error)
+	Ping(ctx context.Context) error
+}
+
+// Limits are the requests per minute of each bucket (SPEC §8 by default).
+type Limits struct {
+	KeyPerMinute int
+	OrgPerMinute int
+	IPPerMinute  int
+}
+
+// DefaultLimits are SPEC §8's.
+var DefaultLimits = Limits{KeyPerMinute: 60, OrgPerMinute: 120, IPPerMinute: 180}
+
+// Config is everything the server needs.
+type Config struct {
+	Keys    KeyLookup
+	Store   Store
+	Limiter ratelimit.Limiter
+	Limits  Limits
+	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For is
+	// believed; none by default, so the client IP is the socket's.
+	TrustedProxies []string
+	// HSTS adds Strict-Transport-Security (serving TLS, or behind an https site URL).
+	HSTS bool
+	// OpenAPIJSON is served at BasePath/openapi.json.
+	OpenAPIJSON []byte
+	// DownloadsDir, when set, is served at /developers/.
+	DownloadsDir string
+	Logger       *slog.Logger
+	// Now is the clock (time.Now if nil).
+	Now func() time.Time
+}
+
+// Server holds the handlers' dependencies.
+type Server struct {
+	keys      KeyLookup
+	store     Store
+	limiter   ratelimit.Limiter
+	keyLimit  ratelimit.Limit
+	orgLimit  ratelimit.Limit
+	ipLimit   ratelimit.Limit
+	policy    string
+	hsts      bool
+	openapi   []byte
+	downloads string
+	log       *slog.Logger
+	now       func() time.Time
+}
+
+// New returns the API as an http.Handler.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Keys == nil || cfg.Store == nil || cfg.Limiter == nil {
+		return nil, errors.New("server: Keys, Store and Limiter are required")
+	}
+	l := cfg.Limits
+	if l == (Limits{}) {
+		l = DefaultLimits
+	}
+	if l.KeyPerMinute <= 0 || l.OrgPerMinute <= 0 || l.IPPerMinute <= 0 {
+		return nil, fmt.Errorf("server: every limit must be positive, got key %d, org %d, ip %d", l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	}
+	s := &Server{
+		keys: cfg.Keys, store: cfg.Store, limiter: cfg.Limiter,
+		keyLimit: ratelimit.PerMinute("key", l.KeyPerMinute),
+		orgLimit: ratelimit.PerMinute("org", l.OrgPerMinute),
+		ipLimit:  ratelimit.PerMinute("ip", l.IPPerMinute),
+		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
+		log: cfg.Logger, now: cfg.Now,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("trusted proxies: %w", err)
+	}
+	// 1. Request id, panic recovery, access log; headers on every response.
+	r.Use(s.begin, s.accessLog, s.recover, s.headers)
+	r.NoRoute(func(c *gin.Context) {
+		s.fail(c, http.StatusNotFound, "no such endpoint; see "+BasePath+"/openapi.json")
+	})
+	r.NoMethod(func(c *gin.Context) {
+		s.fail(c, http.StatusMethodNotAllowed, "method not allowed: this API is read-only and accepts GET only")
+	})
+
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET(BasePath+"/openapi.json", s.openAPI)
+	if s.downloads != "" {
+		r.GET("/developers/", s.downloadsIndex)
+		r.GET("/developers/:file", s.downloadFile)
+	}
+
+	api := r.Group(BasePath,
+		s.guard,        // 2. credentials in the query, organization overrides → 400
+		s.limitIP,      // 3. per-IP limit → 429
+		s.authenticate, // 4. bearer key → 401
+		s.limitKeyOrg,  // 5. per-key and per-organization limits → 429
+	)
+	// 6. issuer and scope → 403; then 7–9 in the handler.
+	api.GET("/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
+	api.GET("/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
+	api.GET("/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
+	return r, nil
+}
+
+// reqState is what the pipeline learns about a request.
+type reqState struct {
+	id        string
+	start     time.Time
+	principal *keys.Principal
+	limits    [3]ratelimit.Result
+	nLimits   int
+	redact    bool // the query string held a credential: never log it
+}
+
+const stateKey = "svc.state"
+
+func state(c *gin.Context) *reqState {
+	if v, ok := c.Get(stateKey); ok {
+		return v.(*reqState)
+	}
+	st := &reqState{start: time.Now()}
+	c.Set(stateKey, st)
+	return st
+}
+
+var reRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func (s *Server) begin(c *gin.Context) {
+	st := &reqState{start: time.Now()}
+	if id := c.GetHeader("X-Request-Id"); reRequestID.MatchString(id) {
+		st.id = id
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		st.id = hex.EncodeToString(b[:])
+	}
+	c.Set(stateKey, st)
+	c.Header("X-Request-Id", st.id)
+	// GET requests carry no body; bound whatever is sent.
+	if c.Request.Body != nil {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 4<<10)
+	}
+	c.Next()
+}
+
+func (s *Server) headers(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if s.hsts {
+		h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+	}
+	if strings.HasPrefix(c.Request.URL.Path, "/api/") {
+		h.Set("RateLimit-Policy", s.policy)
+	}
+	c.Next()
+}
+
+func (s *Server) recover(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.ErrorContext(c.Request.Context(), "panic", "request_id", state(c).id, "panic", fmt.Sprint(v))
+			if !c.Writer.Written() {
+				s.fail(c, http.StatusInternalServerError, "internal error")
+			}
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+// accessLog writes one line per request. It never logs a header, and logs
+// the query string only when it held no credential.
+func (s *Server) accessLog(c *gin.Context) {
+	c.Next()
+	st := state(c)
+	status := c.Writer.Status()
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	if !s.log.Enabled(c.Request.Context(), level) {
+		return
+	}
+	path := c.Request.URL.Path
+	if strings.Contains(strings.ToLower(path), query.KeyMarker) {
+		path = "[redacted: path held a key]"
+	}
+	attrs := make([]slog.Attr, 0, 12)
+	attrs = append(attrs,
+		slog.String("request_id", st.id),
+		slog.String("method", c.Request.Method),
+		slog.String("path", path),
+		slog.Int("status", status),
+		slog.Float64("latency_ms", float64(time.Since(st.start).Microseconds())/1000),
+		slog.Int("bytes", c.Writer.Size()),
+		slog.String("client_ip", c.ClientIP()),
+	)
+	if raw := c.Request.URL.RawQuery; raw != "" {
+		if st.redact || query.Inspect(raw) == query.CredentialInQuery {
+			attrs = append(attrs, slog.Bool("query_redacted", true))
+		} else {
+			attrs = append(attrs, slog.String("query", raw))
+		}
+	}
+	if p := st.principal; p != nil {
+		attrs = append(attrs, slog.String("key_id", p.KeyID), slog.String("organization_id", p.OrganizationID))
+	}
+	s.log.LogAttrs(c.Request.Context(), level, "request", attrs...)
+}
+
+// guard is step 2: credentials in the query string and attempts to choose
+// the organization are refused before anything else runs.
+func (s *Server) guard(c *gin.Context) {
+	switch query.Inspect(c.Request.URL.RawQuery) {
+	case query.CredentialInQuery:
+		state(c).redact = true
+		s.fail(c, http.StatusBadRequest, []string{
+			"credentials must not be sent in the query string; send the key only in the Authorization header (Bearer scheme)"})
+		return
+	case query.OrgOverride:
+		s.fail(c, http.StatusBadRequest, []string{
+			"the organization is taken from the API key and cannot be chosen in the query string"})
+		return
+	}
+	for _, h := range query.OrgHeaders {
+		if _, ok := c.Request.Header[h]; ok {
+			s.fail(c, http.StatusBadRequest, []string{
+				"the organization is taken from the API key and cannot be chosen with the header " + h})
+			return
+		}
+	}
+	c.Next()
+}
+
+// limitIP is step 3.
+func (s *Server) limitIP(c *gin.Context) {
+	s.limit(c, ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + c.ClientIP()})
+}
+
+// limitKeyOrg is step 5.
+func (s *Server) limitKeyOrg(c *gin.Context) {
+	p := state(c).principal
+	s.limit(c,
+		ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID},
+		ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID})
+}
+
+func (s *Server) limit(c *gin.Context, checks ...ratelimit.Check) {
+	st := state(c)
+	results := st.limits[st.nLimits : st.nLimits+len(checks)]
+	if err := s.limiter.Allow(c.Request.Context(), checks, results); err != nil {
+		s.handleError(c, err)
+		return
+	}
+	st.nLimits += len(checks)
+	s.rateLimitHeader(c, st)
+	for _, r := range results {
+		if !r.Allowed {
+			c.Header("Retry-After", "60")
+			s.fail(c, http.StatusTooManyRequests, fmt.Sprintf(
+				"rate limited by the %s limit (%d requests per minute); wait 60 seconds before retrying",
+				bucketTitle(r.Limit.Name), r.Limit.Rate))
+			return
+		}
+	}
+	c.Next()
+}
+
+func bucketTitle(name string) string {
+	switch name {
+	case "key":
+		return "per-key"
+	case "org":
+		return "per-organization"
+	}
+	return "per-IP"
+}
+
+// rateLimitHeader sets RateLimit to the tightest bucket checked so far.
+func (s *Server) rateLimitHeader(c *gin.Context, st *reqState) {
+	var tight *ratelimit.Result
+	for i := range st.limits[:st.nLimits] {
+		r := &st.limits[i]
+		if tight == nil || r.Remaining < tight.Remaining {
+			tight = r
+		}
+	}
+	if tight == nil {
+		return
+	}
+	secs := int((tight.ResetAfter + time.Second - 1) / time.Second)
+	c.Header("RateLimit", `"`+tight.Limit.Name+`";r=`+strconv.Itoa(tight.Remaining)+";t="+strconv.Itoa(secs))
+}
+
+// authenticate is step 4.
+func (s *Server) authenticate(c *gin.Context) {
+	h := c.GetHeader("Authorization")
+	scheme, presented, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		s.handleError(c, keys.ErrUnauthenticated)
+		return
+	}
+	p, err := s.keys.Lookup(c.Request.Context(), strings.TrimSpace(presented))
+	if err != nil {
+		s.handleError(c, err)
+		return
+	}
+	state(c).principal = p
+	c.Next()
+}
+
+// authorize is step 6.
+func (s *Server) authorize(scope apikey.Scope) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := state(c).principal.Authorize(scope); err != nil {
+			s.handleError(c, err)
+			return
+		}
+		c.Next()
+	}
+}
+
+// errAccountNotFound: accountId names no account of the key's organization.
+var errAccountNotFound = errors.New("account not found")
+
+// errDatabase wraps a store failure.
+var errDatabase = errors.New("database unavailable")
+
+// handleError is the one place where errors become responses.
+func (s *Server) handleError(c *gin.Context, err error) {
+	switch {
+	case errors.Is(err, keys.ErrUnauthenticated):
+		c.Header("WWW-Authenticate", `Bearer realm="svc"`)
+		s.fail(c, http.StatusUnauthorized, "missing, invalid, revoked or expired API key; send a valid key in the Authorization header (Bearer scheme)")
+	case errors.Is(err, keys.ErrIssuerNotAdmin):
+		s.fail(c, http.StatusForbidden, "the key's issuer is no longer an owner or administrator of the organization")
+	case errors.Is(err, keys.ErrScopeMissing):
+		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+scopeOf(c.FullPath())+")")
+	case errors.Is(err, errAccountNotFound):
+		s.fail(c, http.StatusNotFound, "account not found in the key's organization")
+	case errors.Is(err, ratelimit.ErrUnavailable):
+		s.log.WarnContext(c.Request.Context(), "rate limit store unavailable", "request_id", state(c).id, "error", err.Error())
+		s.fail(c, http.StatusServiceUnavailable, "the protection service (rate limiting) is unavailable; reads fail closed, try again later")
+	case errors.Is(err, context.Canceled):
+		c.AbortWithStatus(499) // the client went away; nobody reads the body
+	default:
+		s.log.ErrorContext(c.Request.Context(), "database error", "request_id", state(c).id, "error", err.Error())
+		s.fail(c, http.StatusServiceUnavailable, "the database is unavailable; reads fail closed, try again later")
+	}
+}
+
+func scopeOf(path string) string {
+	switch strings.TrimPrefix(path, BasePath) {
+	case "/accounts":
+		return string(apikey.ScopeAccountsRead)
+	case "/campaigns":
+		return string(apikey.ScopeCampaignsRead)
+	}
+	return string(apikey.ScopeInsightsRead)
+}
+
+// fail writes the error body of SPEC §7 and stops the pipeline.
+func (s *Server) fail(c *gin.Context, status int, message any) {
+	c.AbortWithStatusJSON(status, errorBody{StatusCode: status, Message: message})
+}
+
+func (s *Server) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	checks := gin.H{}
+	ok := true
+	if err := s.store.Ping(ctx); err != nil {
+		checks["database"], ok = "unavailable", false
+	} else {
+		checks["database"] = "ok"
+	}
+	if err := s.limiter.Ping(ctx); err != nil {
+		checks["rateLimitStore"], ok = "unavailable", false
+	} else {
+		checks["rateLimitStore"] = "ok"
+	}
+	if !ok {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready", "checks": checks})
+}
+
+func (s *Server) openAPI(c *gin.Context) {
+	if len(s.openapi) == 0 {
+		s.fail(c, http.StatusNotFound, "no OpenAPI document configured")
+		return
+	}
+	c.Data(http.StatusOK, "application/json", s.openapi)
+}

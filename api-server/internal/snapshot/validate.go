@@ -1,0 +1,261 @@
+package snapshot
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+	// Time zones are checked against the IANA database; embed it so that a
+	// host without /usr/share/zoneinfo validates the same way.
+	_ "time/tzdata"
+)
+
+var (
+	// reID is the pattern of every identifier, the same as the API's accountId.
+	reID       = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	reDecimal  = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+	reCurrency = regexp.MustCompile(`^[A-Z]{3}$`)
+)
+
+const (
+	maxText    = 1024
+	maxDecimal = 40
+)
+
+var (
+	subscriptionStatuses = set("trialing", "active", "canceled")
+	roles                = set("owner", "admin", "member")
+	// PurchaseMeasurements are the values of Insight.purchaseMeasurement.
+	purchaseMeasurements = set("reported_purchase_value", "reported_purchase_count", "unavailable")
+)
+
+func set(v ...string) map[string]bool {
+	m := make(map[string]bool, len(v))
+	for _, s := range v {
+		m[s] = true
+	}
+	return m
+}
+
+// problems collects validation messages.
+type problems []string
+
+func (p *problems) add(path, format string, args ...any) {
+	*p = append(*p, path+": "+fmt.Sprintf(format, args...))
+}
+
+func (p *problems) id(path, v string) {
+	if !reID.MatchString(v) {
+		p.add(path, "want an identifier matching ^[a-zA-Z0-9_-]{1,128}$, got %s", quote(v))
+	}
+}
+
+func (p *problems) text(path, v string, required bool) {
+	switch {
+	case required && v == "":
+		p.add(path, "required (a non-empty string)")
+	case len(v) > maxText:
+		p.add(path, "longer than %d bytes", maxText)
+	}
+}
+
+func (p *problems) decimal(path string, v *string, required bool) {
+	switch {
+	case v == nil && required:
+		p.add(path, "required (a decimal string such as \"12.50\")")
+	case v == nil:
+	case len(*v) > maxDecimal || !reDecimal.MatchString(*v):
+		p.add(path, "not a decimal string (want ^-?[0-9]+(\\.[0-9]+)?$, e.g. \"12.50\"), got %s", quote(*v))
+	}
+}
+
+func (p *problems) timestamp(path string, v *string) *time.Time {
+	if v == nil {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		p.add(path, "not an RFC 3339 date-time (want e.g. 2026-11-20T06:00:00Z), got %s", quote(*v))
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func (p *problems) count(path string, v *int64) {
+	switch {
+	case v == nil:
+		p.add(path, "required (a non-negative integer)")
+	case *v < 0:
+		p.add(path, "must not be negative")
+	}
+}
+
+func (p *problems) number(path string, v *float64) {
+	if v != nil && *v < 0 {
+		p.add(path, "must not be negative")
+	}
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// parsed holds the values Validate derived, for the import.
+type parsed struct {
+	trialEndsAt []*time.Time // per organization
+	lastSyncAt  []*time.Time // per account
+	syncedAtC   []*time.Time // per campaign
+	syncedAtI   []*time.Time // per insight
+}
+
+// Validate checks every value of the document that needs no database:
+// identifiers, required fields, enums, decimals, dates, duplicates and the
+// references between elements of the document. It returns every problem.
+func Validate(doc *Document) error {
+	_, probs := validate(doc)
+	if len(probs) > 0 {
+		return &ValidationError{Problems: probs}
+	}
+	return nil
+}
+
+func validate(doc *Document) (*parsed, problems) {
+	var p problems
+	v := &parsed{
+		trialEndsAt: make([]*time.Time, len(doc.Organizations)),
+		lastSyncAt:  make([]*time.Time, len(doc.Accounts)),
+		syncedAtC:   make([]*time.Time, len(doc.Campaigns)),
+		syncedAtI:   make([]*time.Time, len(doc.Insights)),
+	}
+	seen := map[string]string{}
+	dup := func(kind, path, id string) {
+		k := kind + "\x00" + id
+		if first, ok := seen[k]; ok {
+			p.add(path, "duplicate id %s (first at %s)", quote(id), first)
+			return
+		}
+		seen[k] = path
+	}
+
+	for i, o := range doc.Organizations {
+		path := fmt.Sprintf("$.organizations[%d]", i)
+		p.id(path+".id", o.ID)
+		dup("org", path, o.ID)
+		p.text(path+".name", o.Name, false)
+		if !subscriptionStatuses[o.SubscriptionStatus] {
+			p.add(path+".subscriptionStatus", "want one of trialing, active, canceled, got %s", quote(o.SubscriptionStatus))
+		}
+		v.trialEndsAt[i] = p.timestamp(path+".trialEndsAt", o.TrialEndsAt)
+		if o.SubscriptionStatus == "trialing" && o.TrialEndsAt == nil {
+			p.add(path+".trialEndsAt", "required when subscriptionStatus is trialing")
+		}
+		users := map[string]bool{}
+		for j, m := range o.Members {
+			mp := fmt.Sprintf("%s.members[%d]", path, j)
+			p.id(mp+".userId", m.UserID)
+			if users[m.UserID] {
+				p.add(mp+".userId", "duplicate member %s", quote(m.UserID))
+			}
+			users[m.UserID] = true
+			if !roles[m.Role] {
+				p.add(mp+".role", "want one of owner, admin, member, got %s", quote(m.Role))
+			}
+		}
+	}
+
+	accounts := map[string]int{}
+	for i, a := range doc.Accounts {
+		path := fmt.Sprintf("$.accounts[%d]", i)
+		p.id(path+".id", a.ID)
+		dup("account", path, a.ID)
+		accounts[a.ID] = i
+		p.id(path+".organizationId", a.OrganizationID)
+		p.text(path+".platformAdAccountId", a.PlatformAdAccountID, true)
+		p.text(path+".accountName", a.AccountName, true)
+		if !reCurrency.MatchString(a.Currency) {
+			p.add(path+".currency", "want an ISO 4217 code such as EUR, got %s", quote(a.Currency))
+		}
+		if a.Timezone == "" || len(a.Timezone) > 64 {
+			p.add(path+".timezone", "want an IANA time zone such as Europe/Berlin, got %s", quote(a.Timezone))
+		} else if _, err := time.LoadLocation(a.Timezone); err != nil || a.Timezone == "Local" {
+			p.add(path+".timezone", "unknown IANA time zone %s", quote(a.Timezone))
+		}
+		if a.IsActive == nil {
+			p.add(path+".isActive", "required (a boolean)")
+		}
+		v.lastSyncAt[i] = p.timestamp(path+".lastSyncAt", a.LastSyncAt)
+		if a.AccessTokenEncrypted != nil && len(*a.AccessTokenEncrypted) > 16<<10 {
+			p.add(path+".accessTokenEncrypted", "longer than 16 KiB")
+		}
+	}
+
+	campaigns := map[string]int{}
+	for i, c := range doc.Campaigns {
+		path := fmt.Sprintf("$.campaigns[%d]", i)
+		p.id(path+".id", c.ID)
+		dup("campaign", path, c.ID)
+		campaigns[c.ID] = i
+		p.id(path+".accountId", c.AccountID)
+		p.text(path+".name", c.Name, true)
+		p.text(path+".objective", c.Objective, true)
+		p.text(path+".status", c.Status, true)
+		if c.EffectiveStatus != nil {
+			p.text(path+".effectiveStatus", *c.EffectiveStatus, true)
+		}
+		p.decimal(path+".dailyBudget", c.DailyBudget, false)
+		p.decimal(path+".lifetimeBudget", c.LifetimeBudget, false)
+		v.syncedAtC[i] = p.timestamp(path+".syncedAt", c.SyncedAt)
+	}
+
+	for i, in := range doc.Insights {
+		path := fmt.Sprintf("$.insights[%d]", i)
+		p.id(path+".id", in.ID)
+		dup("insight", path, in.ID)
+		p.id(path+".accountId", in.AccountID)
+		if in.CampaignID != nil {
+			p.id(path+".campaignId", *in.CampaignID)
+			if ci, ok := campaigns[*in.CampaignID]; ok && doc.Campaigns[ci].AccountID != in.AccountID {
+				p.add(path+".campaignId", "campaign %s belongs to account %s, not %s",
+					quote(*in.CampaignID), quote(doc.Campaigns[ci].AccountID), quote(in.AccountID))
+			}
+		}
+		if d, err := time.Parse(time.DateOnly, in.Date); err != nil || d.Format(time.DateOnly) != in.Date {
+			p.add(path+".date", "not a date (want YYYY-MM-DD), got %s", quote(in.Date))
+		}
+		p.text(path+".attributionWindow", in.AttributionWindow, true)
+		if !purchaseMeasurements[in.PurchaseMeasurement] {
+			p.add(path+".purchaseMeasurement", "want one of reported_purchase_value, reported_purchase_count, unavailable, got %s", quote(in.PurchaseMeasurement))
+		}
+		p.decimal(path+".spend", &in.Spend, true)
+		p.decimal(path+".ctr", &in.CTR, true)
+		p.decimal(path+".cpc", &in.CPC, true)
+		p.decimal(path+".cpm", &in.CPM, true)
+		p.count(path+".impressions", in.Impressions)
+		p.count(path+".reach", in.Reach)
+		p.count(path+".clicks", in.Clicks)
+		p.number(path+".purchases", in.Purchases)
+		p.number(path+".purchaseValue", in.PurchaseValue)
+		p.number(path+".roas", in.ROAS)
+		if in.Conversions != nil && *in.Conversions < 0 {
+			p.add(path+".conversions", "must not be negative")
+		}
+		v.syncedAtI[i] = p.timestamp(path+".syncedAt", in.SyncedAt)
+	}
+
+	for i, l := range doc.LeadContacts {
+		path := fmt.Sprintf("$.leadContacts[%d]", i)
+		p.id(path+".id", l.ID)
+		dup("lead", path, l.ID)
+		p.id(path+".accountId", l.AccountID)
+		if l.Email != nil {
+			p.text(path+".email", *l.Email, false)
+		}
+		if l.Phone != nil {
+			p.text(path+".phone", *l.Phone, false)
+		}
+	}
+	return v, p
+}

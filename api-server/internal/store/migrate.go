@@ -1,0 +1,53 @@
+// Package store holds the api-server's tables (ad accounts, campaigns, daily
+// insights, lead contacts, per-organization snapshot times), their embedded
+// migrations, and the read queries of the API. The read queries are plain SQL
+// on database/sql (no reflection on the request path) and select only the
+// columns SPEC §2 returns; the columns that must never leave the service are
+// not named in any of them.
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/adsnap/svc/keys-admin/database"
+	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/uptrace/bun"
+)
+
+//go:embed migrations
+var migrationFiles embed.FS
+
+// Migrations is the api-server's migration set (bookkeeping tables
+// api_server_migrations and api_server_migration_locks).
+var Migrations = database.MigrationSet{
+	Name:     "api_server",
+	Postgres: sub(migrationFiles, "migrations/postgres"),
+	SQLite:   sub(migrationFiles, "migrations/sqlite"),
+}
+
+func sub(f fs.FS, dir string) fs.FS {
+	s, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Migrate applies keys-admin's migrations (organizations, members, developer
+// keys), then the api-server's, each under its migrator's lock. It returns
+// the names of the migrations it applied; running it again applies nothing.
+func Migrate(ctx context.Context, db *bun.DB) ([]string, error) {
+	applied, err := keys.Migrate(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("keys-admin migrations: %w", err)
+	}
+	more, err := database.Migrate(ctx, db, Migrations, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	return append(applied, more...), nil
+}

@@ -1,0 +1,79 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/api-server/internal/testenv"
+	"github.com/adsnap/svc/keys-admin/database/dbtest"
+)
+
+// TestPlans checks on PostgreSQL that every list query at offset 10000 is
+// an index range scan scoped by organization: no sequential scan, no sort.
+func TestPlans(t *testing.T) {
+	b := dbtest.Postgres(t)
+	ctx := t.Context()
+	if err := testenv.Migrate(ctx, b.DB); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Load(t, b.DB, time.Now().UTC())
+	// 2 organizations x 30,000 rows of each kind.
+	for _, q := range []string{
+		`INSERT INTO ad_accounts (id, organization_id, platform_ad_account_id, account_name, currency, timezone, is_active, updated_at)
+		 SELECT 'acc_g' || o || '_' || i, 'org_' || o, 'p', 'n', 'EUR', 'UTC', true, now()
+		 FROM generate_series(1, 30000) i, (VALUES ('a'), ('b')) AS v(o)`,
+		`INSERT INTO campaigns (id, organization_id, account_id, platform_ad_account_id, currency, timezone, name, objective, status, updated_at)
+		 SELECT 'cmp_g' || o || '_' || i, 'org_' || o, 'acc_' || o || '1', 'p', 'EUR', 'UTC', 'n', 'o', 's', now()
+		 FROM generate_series(1, 30000) i, (VALUES ('a'), ('b')) AS v(o)`,
+		`INSERT INTO insights_daily (id, organization_id, account_id, platform_ad_account_id, currency, timezone, date,
+		   attribution_window, purchase_measurement, spend, ctr, cpc, cpm, impressions, reach, clicks, raw_payload, updated_at)
+		 SELECT 'ins_g' || o || '_' || i, 'org_' || o, 'acc_' || o || '1', 'p', 'EUR', 'UTC', current_date - (i % 90),
+		   'w', 'unavailable', 1.5, 1, 1, 1, 1, 1, 1, '{"big": "payload"}', now()
+		 FROM generate_series(1, 30000) i, (VALUES ('a'), ('b')) AS v(o)`,
+		`VACUUM ANALYZE ad_accounts`, `VACUUM ANALYZE campaigns`, `VACUUM ANALYZE insights_daily`,
+	} {
+		if _, err := b.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q[:40], err)
+		}
+	}
+	from := time.Now().UTC().AddDate(0, 0, -89).Format(time.DateOnly)
+	to := time.Now().UTC().Format(time.DateOnly)
+	for name, q := range store.Queries() {
+		args := []any{"org_a", 101, 10000, from, to, "acc_a1"}
+		n := strings.Count(q, "$")
+		switch {
+		case strings.Contains(q, "FROM ad_accounts WHERE") && n == 4 && !strings.Contains(q, "$5"):
+			args = []any{"org_a", 101, 10000, "acc_a1"}
+		case strings.Contains(q, "FROM campaigns") && strings.Contains(q, "$4"):
+			args = []any{"org_a", 101, 10000, "acc_a1"}
+		case strings.Contains(q, "organization_snapshots") && strings.Contains(q, "$2"):
+			args = []any{"org_a", "acc_a1"}
+		case strings.Contains(q, "organization_snapshots"):
+			args = []any{"org_a"}
+		case !strings.Contains(q, "$4"):
+			args = []any{"org_a", 101, 10000}
+		case !strings.Contains(q, "$6"):
+			args = []any{"org_a", 101, 10000, from, to}
+		}
+		rows, err := b.DB.DB.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan strings.Builder
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan.WriteString(line + "\n")
+		}
+		rows.Close()
+		p := plan.String()
+		if strings.Contains(p, "Seq Scan") || strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
+			t.Errorf("%s: not an index range scan:\n%s", name, p)
+		}
+		t.Logf("%s:\n%s", name, p)
+	}
+}
