@@ -3,9 +3,10 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+SITE_URL ?= https://adsnap.example
 ldflags = -s -w -X $(1).version=$(VERSION) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build test lint services clean
+.PHONY: all build test lint services clean release-cli demo
 
 all: build
 
@@ -13,6 +14,8 @@ all: build
 build:
 	@mkdir -p bin
 	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli)' -o ../bin/keys-admin ./cmd/keys-admin
+	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
+	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli)' -o ../bin/svc-api ./cmd/svc-api
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:
@@ -22,9 +25,20 @@ services:
 test: services
 	scripts/test.sh
 
-## lint: gofmt check and go vet in every module
+## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
 lint:
 	scripts/lint.sh
+	api-server/scripts/lint-openapi.sh
+
+## demo: build svc-api and run it on built-in demo data (SQLite under ./.data; no PostgreSQL or Redis)
+demo:
+	@mkdir -p bin
+	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli)' -o ../bin/svc-api ./cmd/svc-api
+	bin/svc-api demo
+
+## release-cli: svc archives for 5 platforms and SHA256SUMS in dist/ (CLI_VERSION=1.0.0; default: newest svc-cli/v* tag)
+release-cli:
+	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)
 
 clean:
 	rm -rf bin dist

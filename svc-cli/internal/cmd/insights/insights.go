@@ -1,0 +1,236 @@
+// Package insights is the `svc insights` command.
+package insights
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	svc "github.com/adsnap/svc/sdk-go"
+
+	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
+	"github.com/adsnap/svc/svc-cli/internal/iostreams"
+	"github.com/adsnap/svc/svc-cli/internal/listing"
+	"github.com/adsnap/svc/svc-cli/internal/output"
+)
+
+// InsightsOptions are the parsed flags of `svc insights`.
+type InsightsOptions struct {
+	IO     *iostreams.IOStreams
+	Client func(cmdutil.ClientOptions) (*svc.Client, error)
+
+	List    cmdutil.ListFlags
+	From    svc.Date
+	To      svc.Date
+	Summary bool
+	Format  output.Format
+}
+
+// NewCmdInsights returns the insights command. runF, when not nil, runs
+// instead of the command body (for flag tests).
+func NewCmdInsights(f *cmdutil.Factory, runF func(*InsightsOptions) error) *cobra.Command {
+	opts := &InsightsOptions{IO: f.IOStreams, Client: f.Client}
+	var from, to string
+	cmd := &cobra.Command{
+		Use:   "insights",
+		Short: "List the stored daily insight rows, or their totals",
+		Long: `List the stored daily insight rows of your organization (API: GET /insights),
+newest date first. Each row is at account level or at campaign level; the two
+levels overlap and are never added together. Amounts are in the account currency
+and are never added across currencies. Purchase data is "n/a" when the service
+has no purchase evidence; it is never shown as 0.
+
+Dates are UTC days (YYYY-MM-DD), both ends included, at most 90 days apart and
+not in the future. Neither --from nor --to: the last 30 days. Only --from: up
+to today. Only --to: the 30 days ending on --to.
+
+--summary reads every page of the range and prints totals per currency and
+level (rows, spend, impressions, clicks, purchases, purchase value).`,
+		Example: `  svc insights
+  svc insights --from 2026-11-01 --to 2026-11-19 --accountId acc_1
+  svc insights --summary
+  svc insights --all -o csv > insights.csv`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.List.Check(cmd); err != nil {
+				return err
+			}
+			for _, d := range []struct {
+				name, val string
+				dst       *svc.Date
+			}{{"from", from, &opts.From}, {"to", to, &opts.To}} {
+				if d.val == "" {
+					continue
+				}
+				v, err := svc.ParseDate(d.val)
+				if err != nil {
+					return cmdutil.FlagErrorf("--%s: %q is not a date in the form YYYY-MM-DD", d.name, d.val)
+				}
+				*d.dst = v
+			}
+			format, err := output.ParseFormat(opts.List.Output, opts.IO.IsStdoutTTY())
+			if err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			opts.Format = format
+			if runF != nil {
+				return runF(opts)
+			}
+			return insightsRun(cmd.Context(), opts)
+		},
+	}
+	cmdutil.AddListFlags(cmd, &opts.List)
+	cmd.Flags().StringVar(&from, "from", "", "first day, YYYY-MM-DD (UTC)")
+	cmd.Flags().StringVar(&to, "to", "", "last day, YYYY-MM-DD (UTC)")
+	cmd.Flags().BoolVar(&opts.Summary, "summary", false, "print totals per currency and level over every page instead of the rows")
+	return cmd
+}
+
+func insightsRun(ctx context.Context, opts *InsightsOptions) error {
+	client, err := opts.Client(opts.List.ClientOptions())
+	if err != nil {
+		return err
+	}
+	fetch := func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
+		return client.Insights.List(ctx, &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To})
+	}
+	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
+	if !opts.Summary {
+		return listing.Run(ctx, opts.IO, req, opts.Format, Spec, fetch)
+	}
+	rows, meta, err := listing.Fetch(ctx, opts.IO, req, fetch)
+	if err != nil {
+		return err
+	}
+	if err := output.Print(opts.IO, opts.Format, meta, svc.SummarizeInsights(rows), SummarySpec); err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.ErrOut, "Totals per currency and level: amounts in different currencies, and account-level and campaign-level rows (which overlap), are never added together.")
+	return nil
+}
+
+func date(i svc.Insight) string {
+	if i.Date == nil {
+		return output.None
+	}
+	return i.Date.String()
+}
+
+func csvDate(i svc.Insight) string {
+	if i.Date == nil {
+		return ""
+	}
+	return i.Date.String()
+}
+
+// purchaseData reports whether the row has purchase evidence.
+func purchaseData(i svc.Insight) bool { return i.PurchaseMeasurement != svc.PurchaseUnavailable }
+
+// Spec is how insight rows are printed.
+var Spec = output.Spec[svc.Insight]{
+	Table: []output.Column[svc.Insight]{
+		{Header: "DATE", Value: date},
+		{Header: "LEVEL", Value: func(i svc.Insight) string { return string(i.Level()) }},
+		{Header: "ACCOUNT", Value: func(i svc.Insight) string { return i.PlatformAdAccountID }},
+		{Header: "CAMPAIGN", Value: func(i svc.Insight) string { return output.OrNone(i.CampaignID) }},
+		{Header: "SPEND", Right: true, Value: func(i svc.Insight) string { return output.Money(i.Spend.String(), i.Account.Currency) }},
+		{Header: "IMPRESSIONS", Right: true, Value: func(i svc.Insight) string { return output.Int(i.Impressions) }},
+		{Header: "CLICKS", Right: true, Value: func(i svc.Insight) string { return output.Int(i.Clicks) }},
+		{Header: "PURCHASES", Right: true, Value: func(i svc.Insight) string {
+			if i.Purchases == nil || !purchaseData(i) {
+				return output.NA
+			}
+			return output.Number(*i.Purchases)
+		}},
+		{Header: "VALUE", Right: true, Value: func(i svc.Insight) string {
+			if i.PurchaseValue == nil || !purchaseData(i) {
+				return output.NA
+			}
+			return output.Money(output.PadDecimals(output.Number(*i.PurchaseValue), 2), i.Account.Currency)
+		}},
+		{Header: "ROAS", Right: true, Value: func(i svc.Insight) string {
+			if i.ROAS == nil || !purchaseData(i) {
+				return output.NA
+			}
+			return output.Number(*i.ROAS)
+		}},
+	},
+	CSV: []output.Column[svc.Insight]{
+		{Header: "id", Value: func(i svc.Insight) string { return i.ID }},
+		{Header: "date", Value: csvDate},
+		{Header: "level", Value: func(i svc.Insight) string { return string(i.Level()) }},
+		{Header: "platformAdAccountId", Value: func(i svc.Insight) string { return i.PlatformAdAccountID }},
+		{Header: "campaignId", Value: func(i svc.Insight) string { return output.CSVString(i.CampaignID) }},
+		{Header: "currency", Value: func(i svc.Insight) string { return i.Account.Currency }},
+		{Header: "timezone", Value: func(i svc.Insight) string { return i.Account.Timezone }},
+		{Header: "spend", Value: func(i svc.Insight) string { return i.Spend.String() }},
+		{Header: "impressions", Value: func(i svc.Insight) string { return output.Int(i.Impressions) }},
+		{Header: "reach", Value: func(i svc.Insight) string { return output.Int(i.Reach) }},
+		{Header: "clicks", Value: func(i svc.Insight) string { return output.Int(i.Clicks) }},
+		{Header: "ctr", Value: func(i svc.Insight) string { return i.CTR.String() }},
+		{Header: "cpc", Value: func(i svc.Insight) string { return i.CPC.String() }},
+		{Header: "cpm", Value: func(i svc.Insight) string { return i.CPM.String() }},
+		{Header: "purchaseMeasurement", Value: func(i svc.Insight) string { return string(i.PurchaseMeasurement) }},
+		{Header: "purchases", Value: func(i svc.Insight) string { return output.CSVNumber(i.Purchases) }},
+		{Header: "purchaseValue", Value: func(i svc.Insight) string { return output.CSVNumber(i.PurchaseValue) }},
+		{Header: "roas", Value: func(i svc.Insight) string { return output.CSVNumber(i.ROAS) }},
+		{Header: "attributionWindow", Value: func(i svc.Insight) string { return i.AttributionWindow }},
+		{Header: "syncedAt", Value: func(i svc.Insight) string { return output.CSVTime(i.SyncedAt) }},
+	},
+}
+
+// summaryJSON is the JSON form of a svc.InsightSummary; null means
+// unavailable, never zero.
+type summaryJSON struct {
+	Currency      string       `json:"currency"`
+	Level         svc.Level    `json:"level"`
+	Rows          int          `json:"rows"`
+	Spend         svc.Decimal  `json:"spend"`
+	Impressions   int64        `json:"impressions"`
+	Clicks        int64        `json:"clicks"`
+	Purchases     *svc.Decimal `json:"purchases"`
+	PurchaseValue *svc.Decimal `json:"purchaseValue"`
+}
+
+func naDecimal(d *svc.Decimal) string {
+	if d == nil {
+		return output.NA
+	}
+	return d.String()
+}
+
+// SummarySpec is how the totals of --summary are printed.
+var SummarySpec = output.Spec[svc.InsightSummary]{
+	Table: []output.Column[svc.InsightSummary]{
+		{Header: "CURRENCY", Value: func(s svc.InsightSummary) string { return s.Currency }},
+		{Header: "LEVEL", Value: func(s svc.InsightSummary) string { return string(s.Level) }},
+		{Header: "ROWS", Right: true, Value: func(s svc.InsightSummary) string { return output.Int(int64(s.Rows)) }},
+		{Header: "SPEND", Right: true, Value: func(s svc.InsightSummary) string { return output.Money(s.Spend.String(), s.Currency) }},
+		{Header: "IMPRESSIONS", Right: true, Value: func(s svc.InsightSummary) string { return output.Int(s.Impressions) }},
+		{Header: "CLICKS", Right: true, Value: func(s svc.InsightSummary) string { return output.Int(s.Clicks) }},
+		{Header: "PURCHASES", Right: true, Value: func(s svc.InsightSummary) string { return naDecimal(s.Purchases) }},
+		{Header: "VALUE", Right: true, Value: func(s svc.InsightSummary) string {
+			if s.PurchaseValue == nil {
+				return output.NA
+			}
+			return output.Money(output.PadDecimals(s.PurchaseValue.String(), 2), s.Currency)
+		}},
+	},
+	CSV: []output.Column[svc.InsightSummary]{
+		{Header: "currency", Value: func(s svc.InsightSummary) string { return s.Currency }},
+		{Header: "level", Value: func(s svc.InsightSummary) string { return string(s.Level) }},
+		{Header: "rows", Value: func(s svc.InsightSummary) string { return output.Int(int64(s.Rows)) }},
+		{Header: "spend", Value: func(s svc.InsightSummary) string { return s.Spend.String() }},
+		{Header: "impressions", Value: func(s svc.InsightSummary) string { return output.Int(s.Impressions) }},
+		{Header: "clicks", Value: func(s svc.InsightSummary) string { return output.Int(s.Clicks) }},
+		{Header: "purchases", Value: func(s svc.InsightSummary) string { return output.CSVDecimal(s.Purchases) }},
+		{Header: "purchaseValue", Value: func(s svc.InsightSummary) string { return output.CSVDecimal(s.PurchaseValue) }},
+	},
+	JSON: func(s svc.InsightSummary) any {
+		return summaryJSON{
+			Currency: s.Currency, Level: s.Level, Rows: s.Rows, Spend: s.Spend,
+			Impressions: s.Impressions, Clicks: s.Clicks, Purchases: s.Purchases, PurchaseValue: s.PurchaseValue,
+		}
+	},
+}

@@ -1,0 +1,75 @@
+// Package mcp is the `svc mcp` command: the local stdio MCP server.
+package mcp
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	svc "github.com/adsnap/svc/sdk-go"
+
+	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
+	"github.com/adsnap/svc/svc-cli/internal/iostreams"
+)
+
+// MCPOptions are what `svc mcp` runs with.
+type MCPOptions struct {
+	IO         *iostreams.IOStreams
+	Getenv     func(string) string
+	SiteURL    string
+	SDKOptions []svc.Option
+	Verbose    bool
+}
+
+// NewCmdMCP returns the mcp command. runF, when not nil, runs instead of the
+// command body (for flag tests).
+func NewCmdMCP(f *cmdutil.Factory, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{IO: f.IOStreams, Getenv: f.Getenv}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Start the local MCP server on standard input and output",
+		Long: `Start the local MCP (Model Context Protocol) server over stdio, for an MCP host
+such as a desktop assistant. Standard input and output carry protocol messages
+only; logs go to standard error.
+
+Tools: svc_accounts, svc_campaigns and svc_insights, read-only counterparts of
+the three API endpoints. They cannot create ads, change budgets, generate
+content or send messages; account and campaign names are data, never
+instructions.
+
+The key must be in SVC_API_KEY (standard input is the protocol channel, so
+--key-stdin is not available here). Host configuration:
+
+  {"command": "svc", "args": ["mcp"], "env": {"SVC_API_KEY": "svc_live_…"}}`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.SiteURL = f.SiteURL()
+			opts.SDKOptions = f.SDKOptions()
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Verbose, "verbose", false, "log debug messages to standard error")
+	return cmd
+}
+
+func mcpRun(ctx context.Context, opts *MCPOptions) error {
+	// Refuse a missing or malformed key before the server starts, with the
+	// same exit code as the other commands; the server reads it again.
+	key := opts.Getenv(svc.APIKeyEnv)
+	if key == "" {
+		return cmdutil.KeyErrorf("no API key: set %s in the environment of svc mcp (the MCP host's server entry); --key-stdin is not available, standard input carries the protocol", svc.APIKeyEnv)
+	}
+	if err := svc.ValidateAPIKey(key); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if opts.Verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: level}))
+	return serve(ctx, opts, logger)
+}

@@ -1,0 +1,76 @@
+// Package iostreams gives commands their standard streams together with what
+// they need to know about them: which are terminals, and whether color is
+// allowed. Tests build fake streams with Test and choose the TTY-ness.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// IOStreams are the standard input, output and error of a command.
+type IOStreams struct {
+	// In is standard input.
+	In io.Reader
+	// Out is standard output: data only.
+	Out io.Writer
+	// ErrOut is standard error: provenance of machine output, progress,
+	// hints and errors.
+	ErrOut io.Writer
+
+	stdinTTY, stdoutTTY, stderrTTY bool
+	noColor                        bool
+}
+
+// System returns the process's streams. NO_COLOR (any non-empty value) and
+// TERM=dumb turn color off.
+func System() *IOStreams {
+	return &IOStreams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdinTTY:  isTerminal(os.Stdin),
+		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
+		noColor:   os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb",
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// Test returns streams backed by buffers, none of them a terminal; use the
+// Set…TTY methods to pretend otherwise.
+func Test() (ios *IOStreams, stdin, stdout, stderr *bytes.Buffer) {
+	stdin, stdout, stderr = new(bytes.Buffer), new(bytes.Buffer), new(bytes.Buffer)
+	return &IOStreams{In: stdin, Out: stdout, ErrOut: stderr}, stdin, stdout, stderr
+}
+
+// IsStdinTTY reports whether standard input is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether standard error is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// SetStdinTTY sets whether standard input counts as a terminal.
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = v }
+
+// SetStdoutTTY sets whether standard output counts as a terminal.
+func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }
+
+// SetStderrTTY sets whether standard error counts as a terminal.
+func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
+
+// SetNoColor sets whether color is refused, as NO_COLOR does.
+func (s *IOStreams) SetNoColor(v bool) { s.noColor = v }
+
+// ColorEnabled reports whether standard output may carry color: it is a
+// terminal and neither NO_COLOR nor TERM=dumb is set.
+func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.noColor }

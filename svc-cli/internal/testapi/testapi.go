@@ -1,0 +1,295 @@
+// Package testapi is a stand-in for the snapshot developer API, for tests:
+// the wire format of SPEC §2 and §7 over fixed data, with routes that
+// misbehave on purpose. A route is chosen by the first element of the path,
+// in front of /api/v1/developer, so that a test picks it with the site URL
+// (SVC_SITE_URL=$API/slow):
+//
+//	(none)          the data, paged by limit and offset
+//	/pages          120 accounts, campaigns and insights (3 pages by default)
+//	/moved          like /pages, but dataAsOf changes after the first page
+//	/empty          no rows
+//	/nasty          names holding terminal escapes and bidi controls
+//	/echo           the data, with the query string as dataAsOf
+//	/redirect       302 to another host
+//	/slow           answers after 3 s (or when the client gives up)
+//	/ratelimited    429 with Retry-After: 60
+//	/once429/<id>   429 with Retry-After: 0 on the first request for <id>
+//	/unavailable    503
+//	/forbidden      403
+//	/unauthorized   401
+//	/notfound       404
+package testapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Key is a well-formed developer key (its checksum is right) that the
+// server accepts.
+var Key = MakeKey("0123456789abcdefghijklmnopqrstuvwxyzA")
+
+// OtherKey is a well-formed key that the server refuses with 401.
+var OtherKey = MakeKey("ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ")
+
+// MakeKey returns "svc_live_" + random + its checksum (DESIGN §5); random
+// must be 37 base62 characters.
+func MakeKey(random string) string {
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	body := "svc_live_" + random
+	n := crc32.ChecksumIEEE([]byte(body))
+	var sum [6]byte
+	for i := len(sum) - 1; i >= 0; i-- {
+		sum[i] = alphabet[n%62]
+		n /= 62
+	}
+	return body + string(sum[:])
+}
+
+// DataAsOf is the dataAsOf of every page (except on /moved and /echo).
+const DataAsOf = "2026-11-20T06:00:00Z"
+
+const (
+	generatedAt = "2026-11-20T07:00:00Z"
+	note        = "Stored snapshot; it may be stale. No live platform request was made."
+	apiPath     = "/api/v1/developer/"
+)
+
+// Server is a running stand-in API.
+type Server struct {
+	*httptest.Server
+
+	mu   sync.Mutex
+	seen map[string]bool
+	// Requests are the request URIs received, in order.
+	requests []string
+}
+
+// New starts a server; close it with Close.
+func New() *Server {
+	s := &Server{seen: map[string]bool{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Requests returns the request URIs received so far.
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg any) {
+	writeJSON(w, status, map[string]any{"statusCode": status, "message": msg})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, r.URL.RequestURI())
+	s.mu.Unlock()
+
+	prefix, resource, ok := strings.Cut(r.URL.Path, apiPath)
+	if !ok || strings.Contains(resource, "/") {
+		writeError(w, http.StatusNotFound, "no such path")
+		return
+	}
+	route := strings.Trim(prefix, "/")
+	mode, arg, _ := strings.Cut(route, "/")
+
+	switch mode {
+	case "redirect":
+		http.Redirect(w, r, "http://elsewhere.example"+r.URL.RequestURI(), http.StatusFound)
+		return
+	case "slow":
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+	case "ratelimited":
+		w.Header().Set("Retry-After", "60")
+		writeError(w, http.StatusTooManyRequests, "rate limit exceeded: key bucket")
+		return
+	case "once429":
+		s.mu.Lock()
+		first := !s.seen[arg]
+		s.seen[arg] = true
+		s.mu.Unlock()
+		if first {
+			w.Header().Set("Retry-After", "0")
+			writeError(w, http.StatusTooManyRequests, "rate limit exceeded: key bucket")
+			return
+		}
+	case "unavailable":
+		writeError(w, http.StatusServiceUnavailable, "protection service unavailable")
+		return
+	case "forbidden":
+		writeError(w, http.StatusForbidden, "the key lacks the scope "+resource+":read")
+		return
+	case "unauthorized":
+		writeError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
+		return
+	case "notfound":
+		writeError(w, http.StatusNotFound, "account not found")
+		return
+	}
+
+	if r.Header.Get("Authorization") != "Bearer "+Key {
+		writeError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
+		return
+	}
+	q := r.URL.Query()
+	allowed := map[string]bool{"limit": true, "offset": true, "accountId": true}
+	if resource == "insights" {
+		allowed["from"], allowed["to"] = true, true
+	}
+	var problems []string
+	for k := range q {
+		if !allowed[k] {
+			problems = append(problems, "property "+k+" should not exist")
+		}
+	}
+	limit, offset := 50, 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			problems = append(problems, "limit must be between 1 and 100")
+		}
+		limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 10000 {
+			problems = append(problems, "offset must be between 0 and 10000")
+		}
+		offset = n
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		writeError(w, http.StatusBadRequest, problems)
+		return
+	}
+
+	var rows []row
+	switch resource {
+	case "accounts":
+		rows = accounts
+	case "campaigns":
+		rows = campaigns
+	case "insights":
+		rows = insights
+	default:
+		writeError(w, http.StatusNotFound, "no such resource")
+		return
+	}
+	asOf := DataAsOf
+	switch mode {
+	case "pages", "moved":
+		rows = many(resource)
+		if mode == "moved" && offset > 0 {
+			asOf = "2026-11-20T07:30:00Z"
+		}
+	case "empty":
+		rows = nil
+	case "nasty":
+		rows = nasty
+		if resource != "accounts" {
+			rows = nil
+		}
+	case "echo":
+		asOf = q.Encode()
+	}
+	if id := q.Get("accountId"); id != "" {
+		if !slices.ContainsFunc(accounts, func(a row) bool { return a.account == id }) {
+			writeError(w, http.StatusNotFound, "account not found")
+			return
+		}
+		rows = slices.DeleteFunc(slices.Clone(rows), func(r row) bool { return r.account != id })
+	}
+
+	data := []json.RawMessage{}
+	for i := offset; i < len(rows) && i < offset+limit; i++ {
+		data = append(data, json.RawMessage(rows[i].json))
+	}
+	var next any
+	if offset+len(data) < len(rows) {
+		next = offset + len(data)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"data": data,
+		"meta": map[string]any{
+			"source": "stored_snapshot", "liveMetaRequest": false,
+			"limit": limit, "offset": offset, "nextOffset": next, "returned": len(data),
+			"generatedAt": generatedAt, "dataAsOf": asOf, "note": note,
+		},
+	})
+}
+
+// row is a fixture row: its account id and its JSON.
+type row struct {
+	account string
+	json    string
+}
+
+var accounts = []row{
+	{"acc_1", `{"id":"acc_1","accountName":"Acme EU","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":"2026-11-20T06:00:00Z"}`},
+	{"acc_2", `{"id":"acc_2","accountName":"Acme US, \"East\"","currency":"USD","timezone":"America/New_York","isActive":false,"lastSyncAt":null}`},
+}
+
+var campaigns = []row{
+	{"acc_1", `{"id":"cmp_1","platformAdAccountId":"act_991","name":"Winter Sale","objective":"OUTCOME_SALES","status":"ACTIVE","effectiveStatus":"ACTIVE","dailyBudget":"25.00","lifetimeBudget":null,"syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"}}`},
+	{"acc_2", `{"id":"cmp_2","platformAdAccountId":"act_992","name":"Brand Awareness","objective":"OUTCOME_AWARENESS","status":"PAUSED","effectiveStatus":null,"dailyBudget":null,"lifetimeBudget":"1000.00","syncedAt":null,"account":{"currency":"USD","timezone":"America/New_York"}}`},
+}
+
+var insights = []row{
+	{"acc_1", `{"id":"ins_1","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"reported_purchase_value","spend":"12.50","ctr":"1.51","cpc":"0.40","cpm":"6.10","impressions":2049,"reach":1800,"clicks":31,"purchases":2,"purchaseValue":80,"roas":6.4}`},
+	{"acc_1", `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}`},
+	{"acc_2", `{"id":"ins_3","platformAdAccountId":"act_992","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-18T00:00:00Z","syncedAt":"2026-11-20T05:00:00Z","account":{"currency":"USD","timezone":"America/New_York"},"purchaseMeasurement":"reported_purchase_value","spend":"30.25","ctr":"1.25","cpc":"0.61","cpm":"7.56","impressions":4000,"reach":3500,"clicks":50,"purchases":1,"purchaseValue":45.5,"roas":1.5}`},
+}
+
+var nasty = []row{
+	{"acc_1", `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},
+}
+
+// many returns 120 generated rows of resource, all of account acc_1.
+func many(resource string) []row {
+	rows := make([]row, 120)
+	for i := range rows {
+		var j string
+		switch resource {
+		case "accounts":
+			j = fmt.Sprintf(`{"id":"acc_%03d","accountName":"Account %d","currency":"EUR","timezone":"UTC","isActive":true,"lastSyncAt":null}`, i, i)
+		case "campaigns":
+			j = fmt.Sprintf(`{"id":"cmp_%03d","platformAdAccountId":"act_1","name":"Campaign %d","objective":"O","status":"ACTIVE","effectiveStatus":null,"dailyBudget":"1.00","lifetimeBudget":null,"syncedAt":null,"account":{"currency":"EUR","timezone":"UTC"}}`, i, i)
+		default:
+			j = fmt.Sprintf(`{"id":"ins_%03d","platformAdAccountId":"act_1","attributionWindow":"w","campaignId":null,"date":"2026-11-19T00:00:00Z","syncedAt":null,"account":{"currency":"EUR","timezone":"UTC"},"purchaseMeasurement":"reported_purchase_count","spend":"1.25","ctr":"1","cpc":"1","cpm":"1","impressions":10,"reach":5,"clicks":1,"purchases":1,"purchaseValue":null,"roas":null}`, i)
+		}
+		rows[i] = row{"acc_1", j}
+	}
+	return rows
+}
+
+// Env returns an environment for svc: the key and the site URL of route
+// (such as "" or "/pages").
+func (s *Server) Env(route string) map[string]string {
+	return map[string]string{"SVC_API_KEY": Key, "SVC_SITE_URL": s.URL + route}
+}
+
+// Getenv returns a function that reads env, for cmdutil.Factory.Getenv.
+func Getenv(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}

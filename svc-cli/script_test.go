@@ -1,0 +1,109 @@
+package svccli_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/adsnap/svc/svc-cli/internal/testapi"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// svcBinary builds svc once per test run, with -tags svctest so that
+// SVC_TEST_TIMEOUT can shorten the 15 s request timeout (release builds
+// ignore that variable), and returns the directory holding it.
+func svcBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "svc-cli-bin-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-tags", "svctest", "-o", filepath.Join(binDir, "svc"), "./cmd/svc").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// TestScripts runs the scenarios in testdata/script against the built svc
+// and a stand-in API (internal/testapi). Scripts see:
+//
+//	$API       the API's site URL; a path prefix picks a route ($API/slow)
+//	$KEY       a key the API accepts
+//	$OTHERKEY  a well-formed key the API refuses (401)
+//	$CLOSED    a loopback site URL where nothing listens
+//	key.txt    in $WORK: "  $KEY \r\n" and a second line
+//
+// and the command `exitcode N prog args...`, which runs prog and checks that
+// it exits with N (stdout and stderr are kept for the next checks).
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	bin := svcBinary(t)
+	api := testapi.New()
+	t.Cleanup(api.Close)
+	closed := testapi.New()
+	closedURL := closed.URL
+	closed.Close()
+
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("API", api.URL)
+			env.Setenv("KEY", testapi.Key)
+			env.Setenv("OTHERKEY", testapi.OtherKey)
+			env.Setenv("CLOSED", closedURL)
+			// The key with blanks around it and a second line, for --key-stdin.
+			return os.WriteFile(filepath.Join(env.WorkDir, "key.txt"), []byte("  "+testapi.Key+" \r\nsecond line\n"), 0o600)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": exitCode,
+		},
+		RequireExplicitExec: true,
+	})
+}
+
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
