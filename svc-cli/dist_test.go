@@ -4,32 +4,65 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
-// serveDownloads serves dir as the downloads directory of a site, at
+// serveDownloads serves dir as the downloads directory of a real svc-api
+// (`svc-api serve --downloads-dir DIR` on an embedded SQLite database) at
 // {site}/developers/, and returns the site URL.
-//
-// It is a stand-in for the api-server (`svc-api serve --downloads-dir DIR`),
-// whose /developers/ handler was not finished when this test was written:
-// a plain file server with the same paths (the files and SHA256SUMS), which
-// is all install-svc.sh reads. Switch this helper to svc-api (svc-api
-// migrate, then svc-api serve --database-url sqlite:<tmp> --downloads-dir
-// dir on 127.0.0.1:<free port>) once it serves the directory.
 func serveDownloads(t *testing.T, dir string) string {
 	t.Helper()
-	mux := http.NewServeMux()
-	mux.Handle("/developers/", http.StripPrefix("/developers/", http.FileServer(http.Dir(dir))))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	tmp := t.TempDir()
+	api := filepath.Join(tmp, "svc-api")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", api, "./cmd/svc-api")
+	build.Dir = filepath.Join("..", "api-server")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build svc-api: %v\n%s", err, out)
+	}
+	db := "sqlite:" + filepath.Join(tmp, "svc.db")
+	if out, err := exec.CommandContext(t.Context(), api, "migrate", "--database-url", db).CombinedOutput(); err != nil {
+		t.Fatalf("svc-api migrate: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	serve := exec.Command(api, "serve", "--database-url", db, "--downloads-dir", dir, "--listen", addr)
+	var logs bytes.Buffer
+	serve.Stdout, serve.Stderr = &logs, &logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		serve.Process.Signal(os.Interrupt) //nolint:errcheck
+		serve.Wait()                       //nolint:errcheck
+	})
+	site := "http://" + addr
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		resp, err := http.Get(site + "/developers/")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.Contains(string(body), "SHA256SUMS") {
+				return site
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("svc-api did not serve %s/developers/ within 20 s: %v\n%s", site, err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // TestDistribution builds the release with scripts/release-cli.sh, serves
