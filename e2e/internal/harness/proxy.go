@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"io"
+	"net"
+	"sync"
+)
+
+// ProxyMode is what a Proxy does with connections.
+type ProxyMode int
+
+// Proxy modes.
+const (
+	Forward ProxyMode = iota // relay bytes both ways
+	Cut                      // refuse: close new and existing connections at once
+	Stall                    // accept, read, never answer
+)
+
+// Proxy is a TCP proxy the test controls, standing between the replicas and a
+// service (Redis or PostgreSQL) so that the service can be cut off or made to
+// hang without touching the real server.
+type Proxy struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	mode  ProxyMode
+	conns map[net.Conn]struct{}
+}
+
+// NewProxy listens on a free loopback port and relays to target until Close.
+func NewProxy(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	go p.serve()
+	return p, nil
+}
+
+// Close stops listening and drops every connection.
+func (p *Proxy) Close() {
+	p.ln.Close()
+	p.closeAll()
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Set changes the mode and drops every open connection, so that pooled
+// connections see the change at once (and none stays stalled after a restore).
+func (p *Proxy) Set(m ProxyMode) {
+	p.mu.Lock()
+	p.mode = m
+	p.mu.Unlock()
+	p.closeAll()
+}
+
+func (p *Proxy) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+func (p *Proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mode == Cut {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *Proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		if !p.track(c) {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		mode := p.mode
+		p.mu.Unlock()
+		if mode == Stall {
+			go io.Copy(io.Discard, c) //nolint:errcheck // swallow requests, answer nothing
+			continue
+		}
+		go p.relay(c)
+	}
+}
+
+func (p *Proxy) relay(c net.Conn) {
+	up, err := net.Dial("tcp", p.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	if !p.track(up) {
+		c.Close()
+		up.Close()
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(up, c); done <- struct{}{} }() //nolint:errcheck
+	go func() { io.Copy(c, up); done <- struct{}{} }() //nolint:errcheck
+	<-done
+	c.Close()
+	up.Close()
+}
