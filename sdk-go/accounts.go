@@ -19,3 +19,10 @@ func (s *AccountsService) List(ctx context.Context, opts *AccountListOptions) (*
 func (s *AccountsService) All(ctx context.Context, opts *AccountListOptions) iter.Seq2[Account, error] {
 	return all[Account](ctx, s.client, "/accounts", opts)
 }
+
+// Pages iterates over the pages of ad accounts, with each page's Meta (dataAsOf,
+// nextOffset). It yields an error once and stops, including when the snapshot
+// moves between pages ([ErrSnapshotMoved]). API: GET /accounts.
+func (s *AccountsService) Pages(ctx context.Context, opts *AccountListOptions) iter.Seq2[*Page[Account], error] {
+	return pages[Account](ctx, s.client, "/accounts", opts)
+}

@@ -19,3 +19,10 @@ func (s *CampaignsService) List(ctx context.Context, opts *CampaignListOptions) 
 func (s *CampaignsService) All(ctx context.Context, opts *CampaignListOptions) iter.Seq2[Campaign, error] {
 	return all[Campaign](ctx, s.client, "/campaigns", opts)
 }
+
+// Pages iterates over the pages of campaigns, with each page's Meta (dataAsOf,
+// nextOffset). It yields an error once and stops, including when the snapshot
+// moves between pages ([ErrSnapshotMoved]). API: GET /campaigns.
+func (s *CampaignsService) Pages(ctx context.Context, opts *CampaignListOptions) iter.Seq2[*Page[Campaign], error] {
+	return pages[Campaign](ctx, s.client, "/campaigns", opts)
+}

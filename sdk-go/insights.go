@@ -20,3 +20,10 @@ func (s *InsightsService) List(ctx context.Context, opts *InsightListOptions) (*
 func (s *InsightsService) All(ctx context.Context, opts *InsightListOptions) iter.Seq2[Insight, error] {
 	return all[Insight](ctx, s.client, "/insights", opts)
 }
+
+// Pages iterates over the pages of insight rows, with each page's Meta (dataAsOf,
+// nextOffset). It yields an error once and stops, including when the snapshot
+// moves between pages ([ErrSnapshotMoved]). API: GET /insights.
+func (s *InsightsService) Pages(ctx context.Context, opts *InsightListOptions) iter.Seq2[*Page[Insight], error] {
+	return pages[Insight](ctx, s.client, "/insights", opts)
+}

@@ -19,33 +19,65 @@ func list[T any](ctx context.Context, c *Client, endpoint string, opts lister) (
 	return page, nil
 }
 
-// all iterates over every row of endpoint, page after page, following
-// meta.nextOffset until it is null. opts is copied when all is called, so
-// the caller may reuse it, and every range over the result starts again from
-// opts.Offset. The first error is yielded once, with a zero T, and ends the
-// iteration; so does a change of meta.dataAsOf between pages.
-func all[T, O any, P interface {
+// pages iterates over the pages of endpoint, following meta.nextOffset
+// until it is null: the one paging loop of the package. opts is copied when
+// pages is called, so the caller may reuse it, and every range over the
+// result starts again from opts.Offset. The first error is yielded once,
+// with a nil page, and ends the iteration; so does a change of
+// meta.dataAsOf between pages (ErrSnapshotMoved), or a nextOffset that does
+// not move forward.
+func pages[T, O any, P interface {
 	*O
 	lister
-}](ctx context.Context, c *Client, endpoint string, opts *O) iter.Seq2[T, error] {
+}](ctx context.Context, c *Client, endpoint string, opts *O) iter.Seq2[*Page[T], error] {
 	start := copyOrZero(opts)
-	return func(yield func(T, error) bool) {
+	return func(yield func(*Page[T], error) bool) {
 		cur := *start
 		p := P(&cur)
-		var zero T
 		var asOf string
 		for first := true; ; first = false {
 			page, err := list[T](ctx, c, endpoint, p)
 			if err != nil {
-				yield(zero, err)
+				yield(nil, err)
 				return
 			}
 			offset := p.listOptions().Offset
 			if first {
 				asOf = page.Meta.DataAsOf
 			} else if page.Meta.DataAsOf != asOf {
-				yield(zero, fmt.Errorf("svc: GET %s: %w: dataAsOf was %q on the first page and is %q at offset %d; start the listing again",
+				yield(nil, fmt.Errorf("svc: GET %s: %w: dataAsOf was %q on the first page and is %q at offset %d; start the listing again",
 					endpoint, ErrSnapshotMoved, asOf, page.Meta.DataAsOf, offset))
+				return
+			}
+			if !yield(page, nil) {
+				return
+			}
+			next := page.Meta.NextOffset
+			if next == nil {
+				return
+			}
+			if *next <= offset {
+				yield(nil, fmt.Errorf("svc: GET %s: the server returned nextOffset %d at offset %d; stopping to avoid a loop",
+					endpoint, *next, offset))
+				return
+			}
+			p.listOptions().Offset = *next
+		}
+	}
+}
+
+// all iterates over every row of endpoint, page after page (see pages). The
+// first error is yielded once, with a zero T, and ends the iteration.
+func all[T, O any, P interface {
+	*O
+	lister
+}](ctx context.Context, c *Client, endpoint string, opts *O) iter.Seq2[T, error] {
+	seq := pages[T, O, P](ctx, c, endpoint, opts) // copies opts now
+	return func(yield func(T, error) bool) {
+		for page, err := range seq {
+			if err != nil {
+				var zero T
+				yield(zero, err)
 				return
 			}
 			for _, row := range page.Data {
@@ -53,16 +85,6 @@ func all[T, O any, P interface {
 					return
 				}
 			}
-			next := page.Meta.NextOffset
-			if next == nil {
-				return
-			}
-			if *next <= offset {
-				yield(zero, fmt.Errorf("svc: GET %s: the server returned nextOffset %d at offset %d; stopping to avoid a loop",
-					endpoint, *next, offset))
-				return
-			}
-			p.listOptions().Offset = *next
 		}
 	}
 }

@@ -232,3 +232,61 @@ func TestAllCampaignsAndInsights(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestPagesYieldsEachPageWithMeta(t *testing.T) {
+	t.Parallel()
+	c, srv := newServer(t, pagedAccounts(t, 6, true, sameSnapshot))
+	var offsets, sizes []int
+	for page, err := range c.Accounts.Pages(t.Context(), &AccountListOptions{ListOptions{Limit: 3}}) {
+		if err != nil {
+			t.Fatalf("Pages: %v", err)
+		}
+		if page.Meta.DataAsOf != sameSnapshot(0) {
+			t.Errorf("page meta = %+v", page.Meta)
+		}
+		offsets = append(offsets, page.Meta.Offset)
+		sizes = append(sizes, len(page.Data))
+	}
+	if !slices.Equal(offsets, []int{0, 3, 6}) || !slices.Equal(sizes, []int{3, 3, 0}) {
+		t.Errorf("pages at offsets %v with %v rows, want [0 3 6] with [3 3 0]", offsets, sizes)
+	}
+	if n := len(srv.requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+func TestPagesStopsAfterFirstPageOnBreak(t *testing.T) {
+	t.Parallel()
+	c, srv := newServer(t, pagedAccounts(t, 9, false, sameSnapshot))
+	for page, err := range c.Accounts.Pages(t.Context(), &AccountListOptions{ListOptions{Limit: 3}}) {
+		if err != nil || len(page.Data) != 3 {
+			t.Fatalf("first page: %v %v", page, err)
+		}
+		break
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Errorf("%d requests after breaking on the first page, want 1", n)
+	}
+}
+
+func TestPagesSnapshotMoved(t *testing.T) {
+	t.Parallel()
+	c, _ := newServer(t, pagedAccounts(t, 9, false, func(offset int) string {
+		if offset >= 3 {
+			return "2026-11-21T06:00:00Z"
+		}
+		return sameSnapshot(offset)
+	}))
+	var got int
+	var last error
+	for _, err := range c.Accounts.Pages(t.Context(), &AccountListOptions{ListOptions{Limit: 3}}) {
+		if err != nil {
+			last = err
+			continue
+		}
+		got++
+	}
+	if got != 1 || !errors.Is(last, ErrSnapshotMoved) {
+		t.Errorf("%d pages then %v; want 1 page then ErrSnapshotMoved", got, last)
+	}
+}

@@ -6,6 +6,7 @@ package listing
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	svc "github.com/adsnap/svc/sdk-go"
 
@@ -13,8 +14,9 @@ import (
 	"github.com/adsnap/svc/svc-cli/internal/output"
 )
 
-// PageFunc fetches one page with the given paging options.
-type PageFunc[T any] func(ctx context.Context, opts svc.ListOptions) (*svc.Page[T], error)
+// Pager returns the pages of a listing from the given paging options: one
+// of the SDK's Pages methods, with the command's other options bound.
+type Pager[T any] func(ctx context.Context, opts svc.ListOptions) iter.Seq2[*svc.Page[T], error]
 
 // Request is what to fetch.
 type Request struct {
@@ -26,53 +28,44 @@ type Request struct {
 
 // Fetch returns the rows of one page, or of every page with req.All, and
 // the meta of the first page. With req.All it reports progress on standard
-// error when that is a terminal, and it stops with an error wrapping
-// svc.ErrSnapshotMoved if the snapshot changes between pages.
+// error when that is a terminal; paging, the moved-snapshot check
+// (svc.ErrSnapshotMoved) and the loop guard are the SDK's.
 //
 // Every page is read before anything is printed, so that a failure half-way
 // prints no partial listing (at most 10 100 rows: offsets end at 10 000).
-func Fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, fetch PageFunc[T]) ([]T, svc.Meta, error) {
-	opts := req.List
-	page, err := fetch(ctx, opts)
-	if err != nil {
-		return nil, svc.Meta{}, err
-	}
-	first := page.Meta
-	rows := append([]T(nil), page.Data...)
-	if !req.All {
-		return rows, first, nil
-	}
-	progress := ios.IsStderrTTY()
+func Fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T]) ([]T, svc.Meta, error) {
+	progress := req.All && ios.IsStderrTTY()
 	defer func() {
 		if progress {
 			fmt.Fprint(ios.ErrOut, "\r\x1b[K")
 		}
 	}()
-	for pages := 1; page.Meta.NextOffset != nil; pages++ {
-		if progress {
-			fmt.Fprintf(ios.ErrOut, "\rFetched %d rows (%d pages)…", len(rows), pages)
-		}
-		next := *page.Meta.NextOffset
-		if next <= opts.Offset {
-			return nil, first, fmt.Errorf("the service returned nextOffset %d at offset %d; stopping to avoid a loop", next, opts.Offset)
-		}
-		opts.Offset = next
-		if page, err = fetch(ctx, opts); err != nil {
+	var rows []T
+	var first svc.Meta
+	n := 0
+	for page, err := range pages(ctx, req.List) {
+		if err != nil {
 			return nil, first, err
 		}
-		if page.Meta.DataAsOf != first.DataAsOf {
-			return nil, first, fmt.Errorf("%w: dataAsOf was %q on the first page and is %q at offset %d; run the command again",
-				svc.ErrSnapshotMoved, first.DataAsOf, page.Meta.DataAsOf, opts.Offset)
+		if n == 0 {
+			first = page.Meta
 		}
+		n++
 		rows = append(rows, page.Data...)
+		if !req.All {
+			break
+		}
+		if progress && page.Meta.NextOffset != nil {
+			fmt.Fprintf(ios.ErrOut, "\rFetched %d rows (%d pages)…", len(rows), n)
+		}
 	}
 	return rows, first, nil
 }
 
 // Run fetches as Fetch does and prints the rows in format f. After a single
 // page that is not the last, a hint on standard error says how to get more.
-func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f output.Format, spec output.Spec[T], fetch PageFunc[T]) error {
-	rows, meta, err := Fetch(ctx, ios, req, fetch)
+func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f output.Format, spec output.Spec[T], pages Pager[T]) error {
+	rows, meta, err := Fetch(ctx, ios, req, pages)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package accounts
 
 import (
 	"context"
+	"iter"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -64,8 +65,8 @@ func accountsRun(ctx context.Context, opts *AccountsOptions) error {
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
 	return listing.Run(ctx, opts.IO, req, opts.Format, Spec,
-		func(ctx context.Context, lo svc.ListOptions) (*svc.AccountPage, error) {
-			return client.Accounts.List(ctx, &svc.AccountListOptions{ListOptions: lo})
+		func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.AccountPage, error] {
+			return client.Accounts.Pages(ctx, &svc.AccountListOptions{ListOptions: lo})
 		})
 }
 

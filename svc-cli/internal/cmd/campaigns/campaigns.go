@@ -3,6 +3,7 @@ package campaigns
 
 import (
 	"context"
+	"iter"
 
 	"github.com/spf13/cobra"
 
@@ -63,8 +64,8 @@ func campaignsRun(ctx context.Context, opts *CampaignsOptions) error {
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
 	return listing.Run(ctx, opts.IO, req, opts.Format, Spec,
-		func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
-			return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
+		func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.CampaignPage, error] {
+			return client.Campaigns.Pages(ctx, &svc.CampaignListOptions{ListOptions: lo})
 		})
 }
 

@@ -4,6 +4,7 @@ package insights
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	"github.com/spf13/cobra"
 
@@ -92,8 +93,8 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 	if err != nil {
 		return err
 	}
-	fetch := func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
-		return client.Insights.List(ctx, &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To})
+	fetch := func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.InsightPage, error] {
+		return client.Insights.Pages(ctx, &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To})
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
 	if !opts.Summary {
