@@ -30,10 +30,8 @@ lint:
 	scripts/lint.sh
 	api-server/scripts/lint-openapi.sh
 
-## demo: build svc-api and run it on built-in demo data (SQLite under ./.data; no PostgreSQL or Redis)
-demo:
-	@mkdir -p bin
-	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli)' -o ../bin/svc-api ./cmd/svc-api
+## demo: build the binaries and run svc-api on built-in demo data (SQLite under ./.data; no PostgreSQL or Redis)
+demo: build
 	bin/svc-api demo
 
 ## release-cli: svc archives for 5 platforms and SHA256SUMS in dist/ (CLI_VERSION=1.0.0; default: newest svc-cli/v* tag)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -83,7 +85,7 @@ rate limits are kept in process. Running it again refreshes the data and replace
 			c.DatabaseURL = url
 			c.RedisURL = "" // the demo is one process: in-process limits
 			return serve(ctx, &c, db, log, func(addr string) {
-				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key)
+				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key, svcCommand())
 			})
 		},
 	}
@@ -106,7 +108,30 @@ func siteURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-func printDemo(w io.Writer, site, key string) {
+// svcCommand is how the demo tells the user to run svc: the svc built next
+// to this svc-api (make demo builds bin/svc), as a path from the working
+// directory, or plain "svc" when there is none (installed on PATH).
+func svcCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "svc"
+	}
+	candidate := filepath.Join(filepath.Dir(exe), "svc")
+	if info, err := os.Stat(candidate); err != nil || !info.Mode().IsRegular() {
+		return "svc"
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, candidate); err == nil && !strings.HasPrefix(rel, "..") {
+			if !strings.Contains(rel, string(filepath.Separator)) {
+				rel = "." + string(filepath.Separator) + rel
+			}
+			return rel
+		}
+	}
+	return candidate
+}
+
+func printDemo(w io.Writer, site, key, svc string) {
 	fmt.Fprintf(w, `Demo key (shown once; only its hash is stored; valid 7 days):
 
   %[2]s
@@ -116,11 +141,11 @@ Try it:
   curl -H "Authorization: Bearer %[2]s" %[1]s/api/v1/developer/accounts
   curl -H "Authorization: Bearer %[2]s" "%[1]s/api/v1/developer/insights?limit=5"
 
-  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s svc accounts
-  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s svc campaigns
-  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s svc insights
+  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s %[3]s accounts
+  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s %[3]s campaigns
+  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s %[3]s insights --summary
 
 OpenAPI document: %[1]s/api/v1/developer/openapi.json
 Serving on %[1]s — press Ctrl-C to stop.
-`, site, key)
+`, site, key, svc)
 }
