@@ -20,6 +20,23 @@ type MigrationSet struct {
 	SQLite   fs.FS
 }
 
+// EmbeddedMigrations returns the set named name whose files are in the
+// directories root/postgres and root/sqlite of fsys (typically an embed.FS).
+// It panics if those directories are missing: that is a build mistake.
+func EmbeddedMigrations(name string, fsys fs.FS, root string) MigrationSet {
+	sub := func(dir string) fs.FS {
+		s, err := fs.Sub(fsys, root+"/"+dir)
+		if err == nil {
+			_, err = fs.ReadDir(s, ".")
+		}
+		if err != nil {
+			panic(fmt.Sprintf("migrations %s: %s/%s: %v", name, root, dir, err))
+		}
+		return s
+	}
+	return MigrationSet{Name: name, Postgres: sub("postgres"), SQLite: sub("sqlite")}
+}
+
 // Migrate applies the set's pending migrations under the migrator's lock,
 // waiting up to lockWait for another migrator to finish. It returns the names
 // of the migrations it applied. Running it again applies nothing.

@@ -10,7 +10,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"time"
 	"unicode"
@@ -34,19 +33,7 @@ var migrationFiles embed.FS
 
 // Migrations is keys-admin's migration set: organizations,
 // organization_members, developer_keys and developer_key_audit.
-var Migrations = database.MigrationSet{
-	Name:     "keys_admin",
-	Postgres: sub(migrationFiles, "migrations/postgres"),
-	SQLite:   sub(migrationFiles, "migrations/sqlite"),
-}
-
-func sub(f fs.FS, dir string) fs.FS {
-	s, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
+var Migrations = database.EmbeddedMigrations("keys_admin", migrationFiles, "migrations")
 
 // Migrate applies keys-admin's migrations to db.
 func Migrate(ctx context.Context, db *bun.DB) ([]string, error) {

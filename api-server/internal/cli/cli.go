@@ -109,8 +109,23 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
-func openDB(ctx context.Context, url string) (*bun.DB, error) {
-	return database.Open(ctx, url, database.Options{})
+// openDB opens the database of c (file names the default SQLite file under
+// the data directory) and returns it with its URL.
+func (c *config) openDB(ctx context.Context, file string) (*bun.DB, string, error) {
+	url, err := c.databaseURL(file)
+	if err != nil {
+		return nil, "", err
+	}
+	db, err := database.Open(ctx, url, database.Options{})
+	return db, url, err
+}
+
+// migrateHint adds what to do to an error that says the schema is missing.
+func migrateHint(err error) error {
+	if err != nil && (strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "does not exist")) {
+		return fmt.Errorf("%w (run 'svc-api migrate' first)", err)
+	}
+	return err
 }
 
 func newMigrate() *cobra.Command {
@@ -123,11 +138,7 @@ then the api-server's (ad accounts, campaigns, daily insights, lead contacts). R
 it again applies nothing; replicas may run it concurrently.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url, err := c.databaseURL("svc.db")
-			if err != nil {
-				return err
-			}
-			db, err := openDB(cmd.Context(), url)
+			db, url, err := c.openDB(cmd.Context(), "svc.db")
 			if err != nil {
 				return err
 			}
@@ -181,21 +192,14 @@ Importing the same document again changes nothing. Run 'svc-api migrate' first.`
 			if err := snapshot.Validate(doc); err != nil {
 				return err
 			}
-			url, err := c.databaseURL("svc.db")
-			if err != nil {
-				return err
-			}
-			db, err := openDB(cmd.Context(), url)
+			db, _, err := c.openDB(cmd.Context(), "svc.db")
 			if err != nil {
 				return err
 			}
 			defer db.Close()
 			sum, err := snapshot.Import(cmd.Context(), db, doc, time.Now())
 			if err != nil {
-				if strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "does not exist") {
-					return fmt.Errorf("%w (run 'svc-api migrate' first)", err)
-				}
-				return err
+				return migrateHint(err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "imported %s\n", sum)
 			return nil

@@ -41,11 +41,7 @@ rate limits are kept in process. Running it again refreshes the data and replace
 			if err != nil {
 				return err
 			}
-			url, err := c.databaseURL("demo.db")
-			if err != nil {
-				return err
-			}
-			db, err := openDB(ctx, url)
+			db, url, err := c.openDB(ctx, "demo.db")
 			if err != nil {
 				return err
 			}

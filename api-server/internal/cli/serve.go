@@ -42,11 +42,7 @@ Run 'svc-api migrate' before the first start.`,
 			if err != nil {
 				return err
 			}
-			url, err := c.databaseURL("svc.db")
-			if err != nil {
-				return err
-			}
-			db, err := openDB(cmd.Context(), url)
+			db, _, err := c.openDB(cmd.Context(), "svc.db")
 			if err != nil {
 				return err
 			}
@@ -70,10 +66,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	defer ks.Close()
 	st, err := store.New(ctx, db)
 	if err != nil {
-		if strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "does not exist") {
-			return fmt.Errorf("%w (run 'svc-api migrate' first)", err)
-		}
-		return err
+		return migrateHint(err)
 	}
 	defer st.Close()
 

@@ -10,7 +10,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
@@ -23,19 +22,7 @@ var migrationFiles embed.FS
 
 // Migrations is the api-server's migration set (bookkeeping tables
 // api_server_migrations and api_server_migration_locks).
-var Migrations = database.MigrationSet{
-	Name:     "api_server",
-	Postgres: sub(migrationFiles, "migrations/postgres"),
-	SQLite:   sub(migrationFiles, "migrations/sqlite"),
-}
-
-func sub(f fs.FS, dir string) fs.FS {
-	s, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
+var Migrations = database.EmbeddedMigrations("api_server", migrationFiles, "migrations")
 
 // Migrate applies keys-admin's migrations (organizations, members, developer
 // keys), then the api-server's, each under its migrator's lock. It returns
