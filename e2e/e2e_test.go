@@ -27,6 +27,7 @@ func TestE2E(t *testing.T) {
 		{"RateLimits", testRateLimits},
 		{"FailClosedRedis", testFailClosedRedis},
 		{"DatabaseDown", testDatabaseDown},
+		{"GracefulShutdown", testGracefulShutdown},
 		{"Canaries", testCanaries}, // last: checks everything the others saw
 	} {
 		t.Run(sc.name, func(t *testing.T) { sc.run(t, e) })

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 )
 
 // ProxyMode is what a Proxy does with connections.
@@ -14,6 +15,7 @@ const (
 	Forward ProxyMode = iota // relay bytes both ways
 	Cut                      // refuse: close new and existing connections at once
 	Stall                    // accept, read, never answer
+	Slow                     // relay, but hold each answer back by the delay (SetDelay)
 )
 
 // Proxy is a TCP proxy the test controls, standing between the replicas and a
@@ -25,7 +27,31 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	mode  ProxyMode
+	delay time.Duration
 	conns map[net.Conn]struct{}
+}
+
+// SetDelay sets how long Slow mode holds back each chunk of an answer.
+func (p *Proxy) SetDelay(d time.Duration) {
+	p.mu.Lock()
+	p.delay = d
+	p.mu.Unlock()
+}
+
+// slowWriter delays every write by the proxy's delay while it is in Slow mode.
+type slowWriter struct {
+	p *Proxy
+	w io.Writer
+}
+
+func (s slowWriter) Write(b []byte) (int, error) {
+	s.p.mu.Lock()
+	mode, d := s.p.mode, s.p.delay
+	s.p.mu.Unlock()
+	if mode == Slow {
+		time.Sleep(d)
+	}
+	return s.w.Write(b)
 }
 
 // NewProxy listens on a free loopback port and relays to target until Close.
@@ -109,8 +135,8 @@ func (p *Proxy) relay(c net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(up, c); done <- struct{}{} }() //nolint:errcheck
-	go func() { io.Copy(c, up); done <- struct{}{} }() //nolint:errcheck
+	go func() { io.Copy(up, c); done <- struct{}{} }()                //nolint:errcheck
+	go func() { io.Copy(slowWriter{p, c}, up); done <- struct{}{} }() //nolint:errcheck
 	<-done
 	c.Close()
 	up.Close()

@@ -51,6 +51,21 @@ func StartServer(bin string, port int, env []string, args ...string) (*Server, e
 	return nil, fmt.Errorf("%s did not become healthy at %s within 30 s\n%s", bin, s.URL, s.Logs)
 }
 
+// Signal sends sig to the process without waiting.
+func (s *Server) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
+
+// Wait waits up to timeout for the process to exit and returns its error
+// (nil for exit status 0).
+func (s *Server) Wait(timeout time.Duration) error {
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(timeout):
+		return fmt.Errorf("%s still running after %s", s.URL, timeout)
+	}
+}
+
 // Stop sends SIGTERM and waits up to 15 s for a graceful exit, then kills.
 // It reports an error if the process had to be killed or exited non-zero.
 func (s *Server) Stop() error {
