@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 )
 
@@ -62,13 +65,20 @@ func (s *Service) Lookup(ctx context.Context, presented string) (*Principal, err
 	if apikey.Validate(presented) != nil {
 		return nil, ErrUnauthenticated
 	}
-	var r lookupRow
-	err := s.db.NewSelect().
-		TableExpr("developer_keys AS k").
-		Join("LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id").
-		ColumnExpr("k.id, k.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at").
-		Where("k.key_hash = ?", apikey.Hash(presented)).
-		Scan(ctx, &r)
+	var (
+		r   lookupRow
+		err error
+	)
+	if s.pg {
+		err = s.lookupPostgres(ctx, apikey.Hash(presented), &r)
+	} else {
+		err = s.db.NewSelect().
+			TableExpr("developer_keys AS k").
+			Join("LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id").
+			ColumnExpr("k.id, k.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at").
+			Where("k.key_hash = ?", apikey.Hash(presented)).
+			Scan(ctx, &r)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrUnauthenticated
 	}
@@ -93,6 +103,53 @@ func (s *Service) Lookup(ctx context.Context, presented string) (*Principal, err
 	}
 	s.touch.mark(r.ID, r.LastUsedAt, now)
 	return p, nil
+}
+
+// lookupSQL is Lookup's query on PostgreSQL. It is sent with the hash as a
+// parameter, so that the driver prepares it once per connection (pgx's
+// statement cache) and every lookup is one Bind/Execute round trip; a query
+// built with the hash interpolated (as bun does) is a new statement each
+// time: a Parse round trip more and a plan per request.
+const lookupSQL = `SELECT k.id, k.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at
+	FROM developer_keys AS k
+	LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id
+	WHERE k.key_hash = $1`
+
+func (s *Service) lookupPostgres(ctx context.Context, hash []byte, r *lookupRow) error {
+	conn, err := s.db.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// Through pgx itself (the connection is pgx's database/sql driver):
+	// database/sql's row machinery was a third of the lookup's allocations.
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("postgres connection is not a pgx connection")
+		}
+		var revoked, lastUsed, removed pgtype.Timestamptz
+		var role pgtype.Text
+		if err := c.Conn().QueryRow(ctx, lookupSQL, hash).Scan(&r.ID, &r.OrganizationID, &r.Scopes,
+			&r.ExpiresAt, &revoked, &lastUsed, &role, &removed); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return sql.ErrNoRows
+			}
+			return err
+		}
+		r.RevokedAt, r.LastUsedAt, r.RemovedAt = timePtr(revoked), timePtr(lastUsed), timePtr(removed)
+		if role.Valid {
+			r.Role = &role.String
+		}
+		return nil
+	})
+}
+
+func timePtr(t pgtype.Timestamptz) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }
 
 // touchInterval is the least time between two last_used_at writes of a key.

@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -61,6 +64,13 @@ Run 'svc-api migrate' before the first start.`,
 func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready func(addr string)) error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usageError{errors.New("--tls-cert and --tls-key go together")}
+	}
+	if os.Getenv("GOGC") == "" {
+		// The heap is small and short-lived (one page per request): a GC
+		// target of 200% instead of Go's 100% halves the collector's share
+		// of CPU under load (about 9% in profiles) for a few MB of RSS.
+		// GOGC, when set, wins.
+		debug.SetGCPercent(200)
 	}
 	ks := keys.New(db)
 	defer ks.Close()
@@ -121,6 +131,13 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "tls", tls, "database", database.Redact(c.DatabaseURL),
 		"shared_rate_limits", c.RedisURL != "", "version", version)
+	if c.PprofAddr != "" {
+		stopPprof, err := servePprof(c.PprofAddr, log)
+		if err != nil {
+			return usageError{err}
+		}
+		defer stopPprof()
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if tls {
@@ -150,4 +167,27 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 func isLoopback(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
+}
+
+// servePprof serves net/http/pprof on addr, which must be a loopback
+// address: profiles reveal internals and are never for the network.
+func servePprof(addr string, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof-addr: %w", err)
+	}
+	if !isLoopback(ln.Addr()) {
+		ln.Close()
+		return nil, fmt.Errorf("--pprof-addr %s: want a loopback address", addr)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Warn("serving profiles (net/http/pprof)", "addr", ln.Addr().String())
+	return func() { _ = srv.Close() }, nil
 }

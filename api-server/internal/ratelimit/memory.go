@@ -33,6 +33,10 @@ func (m *Memory) Allow(_ context.Context, checks []Check, results []Result) erro
 		r, tat := gcra(now, m.tat[c.Key], c.Limit)
 		m.tat[c.Key] = tat
 		results[i] = r
+		if c.Gate && !r.Allowed {
+			clear(results[i+1 : len(checks)])
+			break
+		}
 	}
 	m.counter++
 	if m.counter%4096 == 0 {

@@ -30,6 +30,10 @@ func PerMinute(name string, rate int) Limit {
 type Check struct {
 	Limit Limit
 	Key   string // e.g. "key:<key id>"; the limiter adds its namespace
+	// Gate: when this bucket refuses, the checks after it are not taken
+	// (their buckets are untouched and their results left zero), as if the
+	// request had stopped there.
+	Gate bool
 }
 
 // Result is the state of one bucket after a check.
@@ -44,8 +48,10 @@ type Result struct {
 // Limiter takes requests from buckets.
 type Limiter interface {
 	// Allow takes one request from the bucket of every check, writing one
-	// result per check into results (len(results) >= len(checks)). Any
-	// store failure, including a missed deadline, wraps ErrUnavailable.
+	// result per check into results (len(results) >= len(checks)), until a
+	// Gate check refuses: the results after it are left zero. All the
+	// checks of a call see the same instant. Any store failure, including a
+	// missed deadline, wraps ErrUnavailable.
 	Allow(ctx context.Context, checks []Check, results []Result) error
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,6 +49,19 @@ type opts struct {
 	limits  server.Limits
 	limiter ratelimit.Limiter
 	trusted []string
+	// lookups, when set, counts the key lookups the server makes.
+	lookups *atomic.Int64
+}
+
+// countingLookup counts the calls to a KeyLookup.
+type countingLookup struct {
+	server.KeyLookup
+	n *atomic.Int64
+}
+
+func (c countingLookup) Lookup(ctx context.Context, presented string) (*keys.Principal, error) {
+	c.n.Add(1)
+	return c.KeyLookup.Lookup(ctx, presented)
 }
 
 type env struct {
@@ -92,8 +107,12 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 		t.Cleanup(func() { lim.Close() })
 	}
 	logs := &syncBuffer{}
+	var lookup server.KeyLookup = ks
+	if o.lookups != nil {
+		lookup = countingLookup{ks, o.lookups}
+	}
 	h, err := server.New(server.Config{
-		Keys: ks, Store: st, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
+		Keys: lookup, Store: st, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
 		OpenAPIJSON: []byte(`{"openapi":"3.1.0"}`),
 		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
 	})

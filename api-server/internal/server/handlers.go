@@ -9,25 +9,29 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// page runs steps 7 and 8 of the pipeline: it validates the query (400 with
-// every problem) and checks accountId against the organization (404). It
-// returns false when it has answered.
-func (s *Server) page(c *gin.Context, ep query.Endpoint) (query.Params, store.Meta, bool) {
+// page runs step 7 of the pipeline: it validates the query (400 with every
+// problem). It returns false when it has answered.
+func (s *Server) page(c *gin.Context, ep query.Endpoint) (query.Params, bool) {
 	q, problems := query.Parse(c.Request.URL.RawQuery, ep, s.now())
 	if len(problems) > 0 {
 		s.fail(c, http.StatusBadRequest, problems)
-		return q, store.Meta{}, false
+		return q, false
 	}
-	m, err := s.store.Meta(c.Request.Context(), state(c).principal.OrganizationID, q.AccountID)
+	return q, true
+}
+
+// found runs step 8 once the page is read: the store error, or accountId
+// not in the key's organization (404). It returns false when it has answered.
+func (s *Server) found(c *gin.Context, m store.Meta, err error) bool {
 	if err != nil {
 		s.handleError(c, err)
-		return q, m, false
+		return false
 	}
 	if !m.AccountFound {
 		s.handleError(c, errAccountNotFound)
-		return q, m, false
+		return false
 	}
-	return q, m, true
+	return true
 }
 
 func listParams(q query.Params) store.ListParams {
@@ -48,23 +52,33 @@ func respond[T any](s *Server, c *gin.Context, q query.Params, m store.Meta, dat
 	if n := q.Offset + len(data); more && n <= query.MaxOffset {
 		next = &n
 	}
-	c.JSON(http.StatusOK, envelope[T]{Data: data, Meta: meta{
+	env := envelope[T]{Data: data, Meta: meta{
 		Source: "stored_snapshot", LiveMetaRequest: false,
 		Limit: q.Limit, Offset: q.Offset, NextOffset: next, Returned: len(data),
 		GeneratedAt: s.now().UTC().Format(time.RFC3339),
 		DataAsOf:    asOf.UTC().Format(time.RFC3339),
 		Note:        Note,
-	}})
+	}}
+	bp := bufPool.Get().(*[]byte)
+	b, ok := appendEnvelope((*bp)[:0], &env)
+	if ok {
+		writeJSON(c, b)
+	} else {
+		c.JSON(http.StatusOK, env)
+	}
+	if cap(b) <= 1<<20 {
+		*bp = b[:0]
+		bufPool.Put(bp)
+	}
 }
 
 func (s *Server) listAccounts(c *gin.Context) {
-	q, m, ok := s.page(c, query.Accounts)
+	q, ok := s.page(c, query.Accounts)
 	if !ok {
 		return
 	}
-	rows, err := s.store.Accounts(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
-	if err != nil {
-		s.handleError(c, err)
+	m, rows, err := s.store.AccountsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	if !s.found(c, m, err) {
 		return
 	}
 	data := make([]account, len(rows))
@@ -77,13 +91,12 @@ func (s *Server) listAccounts(c *gin.Context) {
 }
 
 func (s *Server) listCampaigns(c *gin.Context) {
-	q, m, ok := s.page(c, query.Campaigns)
+	q, ok := s.page(c, query.Campaigns)
 	if !ok {
 		return
 	}
-	rows, err := s.store.Campaigns(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
-	if err != nil {
-		s.handleError(c, err)
+	m, rows, err := s.store.CampaignsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	if !s.found(c, m, err) {
 		return
 	}
 	data := make([]campaign, len(rows))
@@ -98,28 +111,28 @@ func (s *Server) listCampaigns(c *gin.Context) {
 }
 
 func (s *Server) listInsights(c *gin.Context) {
-	q, m, ok := s.page(c, query.Insights)
+	q, ok := s.page(c, query.Insights)
 	if !ok {
 		return
 	}
-	rows, err := s.store.Insights(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
-	if err != nil {
-		s.handleError(c, err)
+	m, rows, err := s.store.InsightsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	if !s.found(c, m, err) {
 		return
 	}
 	data := make([]insight, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		date := r.Date + "T00:00:00Z"
+		// The nullable fields point into rows (no copy each): rows outlive the response.
 		in := insight{ID: r.ID, PlatformAdAccountID: r.PlatformAdAccountID, AttributionWindow: r.AttributionWindow,
-			CampaignID: nullString(r.CampaignID), Date: &date, SyncedAt: timePtr(r.SyncedAt),
+			CampaignID: stringIn(&r.CampaignID), Date: &date, SyncedAt: timeIn(&r.SyncedAt),
 			Account:             accountRef{Currency: r.Currency, Timezone: r.Timezone},
 			PurchaseMeasurement: r.PurchaseMeasurement,
 			Spend:               r.Spend, CTR: r.CTR, CPC: r.CPC, CPM: r.CPM,
 			Impressions: r.Impressions, Reach: r.Reach, Clicks: r.Clicks}
 		// Purchase evidence is reported only when measured (SPEC §2 rule 1).
 		if r.PurchaseMeasurement != "unavailable" {
-			in.Purchases, in.PurchaseValue, in.ROAS = nullFloat(r.Purchases), nullFloat(r.PurchaseValue), nullFloat(r.ROAS)
+			in.Purchases, in.PurchaseValue, in.ROAS = floatIn(&r.Purchases), floatIn(&r.PurchaseValue), floatIn(&r.ROAS)
 		}
 		data[i] = in
 	}

@@ -34,10 +34,12 @@ type KeyLookup interface {
 
 // Store reads snapshot rows (*store.Store).
 type Store interface {
-	Meta(ctx context.Context, orgID, accountID string) (store.Meta, error)
-	Accounts(ctx context.Context, orgID string, p store.ListParams) ([]store.AccountRow, error)
-	Campaigns(ctx context.Context, orgID string, p store.ListParams) ([]store.CampaignRow, error)
-	Insights(ctx context.Context, orgID string, p store.ListParams) ([]store.InsightRow, error)
+	// The *Page methods return the organization's snapshot meta (and whether
+	// p.AccountID is one of its accounts) with a page of rows, in one round
+	// trip on PostgreSQL.
+	AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error)
+	CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error)
+	InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.InsightRow, error)
 	Ping(ctx context.Context) error
 }
 
@@ -79,6 +81,7 @@ type Server struct {
 	keyLimit  ratelimit.Limit
 	orgLimit  ratelimit.Limit
 	ipLimit   ratelimit.Limit
+	refusals  *ipRefusals
 	policy    string
 	hsts      bool
 	openapi   []byte
@@ -104,6 +107,7 @@ func New(cfg Config) (http.Handler, error) {
 		keyLimit: ratelimit.PerMinute("key", l.KeyPerMinute),
 		orgLimit: ratelimit.PerMinute("org", l.OrgPerMinute),
 		ipLimit:  ratelimit.PerMinute("ip", l.IPPerMinute),
+		refusals: newIPRefusals(),
 		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
 		log: cfg.Logger, now: cfg.Now,
 	}
@@ -141,10 +145,8 @@ func New(cfg Config) (http.Handler, error) {
 	}
 
 	api := r.Group(BasePath,
-		s.guard,        // 2. credentials in the query, organization overrides → 400
-		s.limitIP,      // 3. per-IP limit → 429
-		s.authenticate, // 4. bearer key → 401
-		s.limitKeyOrg,  // 5. per-key and per-organization limits → 429
+		s.guard,   // 2. credentials in the query, organization overrides → 400
+		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401; 5. per-key and per-organization limits → 429
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.
 	api.GET("/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
@@ -287,38 +289,79 @@ func (s *Server) guard(c *gin.Context) {
 	c.Next()
 }
 
-// limitIP is step 3.
-func (s *Server) limitIP(c *gin.Context) {
-	s.limit(c, ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + c.ClientIP()})
-}
-
-// limitKeyOrg is step 5.
-func (s *Server) limitKeyOrg(c *gin.Context) {
-	p := state(c).principal
-	s.limit(c,
-		ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID},
-		ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID})
-}
-
-func (s *Server) limit(c *gin.Context, checks ...ratelimit.Check) {
+// protect runs steps 3 to 5 with one database and one rate-limit round
+// trip: the key is looked up first, then a single limiter call takes the
+// per-IP bucket and, only when the IP is allowed and the key valid, the
+// per-key and per-organization buckets. The answer is the one the steps give
+// in their order: the per-IP refusal (429) or a limiter failure (503) comes
+// before the key's 401 (or a database 503), which comes before the per-key
+// and per-organization refusals; the buckets taken are exactly those the
+// steps one after the other would take. A presented key that fails the
+// format or checksum never reaches the database, and neither does a request
+// from an IP whose bucket refused a moment ago (ipRefusals).
+func (s *Server) protect(c *gin.Context) {
 	st := state(c)
-	results := st.limits[st.nLimits : st.nLimits+len(checks)]
-	if err := s.limiter.Allow(c.Request.Context(), checks, results); err != nil {
+	ctx := c.Request.Context()
+	ip, asked := c.ClientIP(), s.now()
+	// 3 (remembered): this IP's bucket refused a moment ago and cannot have
+	// room yet; answer as the store would, without the lookup or the store.
+	if r, ok := s.refusals.get(ip, asked); ok {
+		st.limits[0], st.nLimits = r, 1
+		s.allowed(c, st, st.limits[:1])
+		return
+	}
+	var (
+		p       *keys.Principal
+		authErr = keys.ErrUnauthenticated
+	)
+	scheme, presented, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		p, authErr = s.keys.Lookup(ctx, strings.TrimSpace(presented))
+	}
+	var checksBuf [3]ratelimit.Check
+	checks := append(checksBuf[:0], ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true})
+	if authErr == nil {
+		checks = append(checks,
+			ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID},
+			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID})
+	}
+	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
 		s.handleError(c, err)
 		return
 	}
-	st.nLimits += len(checks)
+	// 3. per-IP.
+	st.nLimits = 1
+	if !s.allowed(c, st, st.limits[:1]) {
+		s.refusals.put(ip, st.limits[0], asked)
+		return
+	}
+	// 4. the key.
+	if authErr != nil {
+		s.handleError(c, authErr)
+		return
+	}
+	st.principal = p
+	// 5. per-key and per-organization.
+	st.nLimits = 3
+	if !s.allowed(c, st, st.limits[1:3]) {
+		return
+	}
+	c.Next()
+}
+
+// allowed sets the RateLimit header from the buckets checked so far and
+// answers 429 naming the first of results that refused.
+func (s *Server) allowed(c *gin.Context, st *reqState, results []ratelimit.Result) bool {
 	s.rateLimitHeader(c, st)
 	for _, r := range results {
 		if !r.Allowed {
 			c.Header("Retry-After", "60")
-			s.fail(c, http.StatusTooManyRequests, fmt.Sprintf(
-				"rate limited by the %s limit (%d requests per minute); wait 60 seconds before retrying",
-				bucketTitle(r.Limit.Name), r.Limit.Rate))
-			return
+			s.fail(c, http.StatusTooManyRequests, "rate limited by the "+bucketTitle(r.Limit.Name)+" limit ("+
+				strconv.Itoa(r.Limit.Rate)+" requests per minute); wait 60 seconds before retrying")
+			return false
 		}
 	}
-	c.Next()
+	return true
 }
 
 func bucketTitle(name string) string {
@@ -345,23 +388,6 @@ func (s *Server) rateLimitHeader(c *gin.Context, st *reqState) {
 	}
 	secs := int((tight.ResetAfter + time.Second - 1) / time.Second)
 	c.Header("RateLimit", `"`+tight.Limit.Name+`";r=`+strconv.Itoa(tight.Remaining)+";t="+strconv.Itoa(secs))
-}
-
-// authenticate is step 4.
-func (s *Server) authenticate(c *gin.Context) {
-	h := c.GetHeader("Authorization")
-	scheme, presented, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		s.handleError(c, keys.ErrUnauthenticated)
-		return
-	}
-	p, err := s.keys.Lookup(c.Request.Context(), strings.TrimSpace(presented))
-	if err != nil {
-		s.handleError(c, err)
-		return
-	}
-	state(c).principal = p
-	c.Next()
 }
 
 // authorize is step 6.

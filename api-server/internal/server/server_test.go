@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -690,4 +691,41 @@ func TestEmptyOrganization(t *testing.T) {
 			t.Errorf("%s: %v", p, pg)
 		}
 	}
+}
+
+// TestIPRefusalIsRemembered: once the per-IP bucket refused, the following
+// requests of that IP are refused alike without a key lookup (no database
+// work for a flood), while other IPs go on as before.
+func TestIPRefusalIsRemembered(t *testing.T) {
+	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
+		var lookups atomic.Int64
+		// 2 per minute: the refusal lasts about 30 s, far longer than this test.
+		e := newEnv(t, b, opts{limits: server.Limits{KeyPerMinute: 100, OrgPerMinute: 100, IPPerMinute: 2}, lookups: &lookups})
+		const ip = "198.51.100.20"
+		for i := range 2 {
+			if w := e.do(req{path: base + "/accounts", key: e.all, ip: ip}); w.Code != 200 {
+				t.Fatalf("request %d: %d", i, w.Code)
+			}
+		}
+		w := e.do(req{path: base + "/accounts", key: e.all, ip: ip})
+		if w.Code != http.StatusTooManyRequests {
+			t.Fatalf("3rd request: %d", w.Code)
+		}
+		first := w.Header()
+		before := lookups.Load()
+		for i := range 5 {
+			w := e.do(req{path: base + "/accounts", key: e.all, ip: ip})
+			if w.Code != http.StatusTooManyRequests || !strings.Contains(decodeError(t, w).Message.(string), "per-IP") ||
+				w.Header().Get("Retry-After") != "60" || !strings.HasPrefix(w.Header().Get("RateLimit"), `"ip";r=0;t=`) ||
+				w.Header().Get("RateLimit-Policy") != first.Get("RateLimit-Policy") {
+				t.Errorf("refusal %d: %d %v %s", i, w.Code, w.Header(), w.Body)
+			}
+		}
+		if n := lookups.Load() - before; n != 0 {
+			t.Errorf("%d key lookups for requests of an IP already refused, want 0", n)
+		}
+		if w := e.do(req{path: base + "/accounts", key: e.all, ip: "198.51.100.21"}); w.Code != 200 {
+			t.Errorf("another IP: %d", w.Code)
+		}
+	})
 }

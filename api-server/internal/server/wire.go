@@ -107,3 +107,26 @@ func nullFloat(f sql.NullFloat64) *float64 {
 	v := f.Float64
 	return &v
 }
+
+// timeIn, stringIn and floatIn are timePtr, nullString and nullFloat without
+// a copy: the pointer is into the row.
+func timeIn(t *store.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
+}
+
+func stringIn(s *sql.NullString) *string {
+	if !s.Valid {
+		return nil
+	}
+	return &s.String
+}
+
+func floatIn(f *sql.NullFloat64) *float64 {
+	if !f.Valid {
+		return nil
+	}
+	return &f.Float64
+}

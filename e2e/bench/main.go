@@ -1,0 +1,50 @@
+// Command bench is the performance harness behind `make bench`.
+//
+// It builds svc-api, keys-admin and svc, creates a dedicated PostgreSQL
+// database per table size (bench_<run>_<rows>), fills it through the
+// project's own migrations with generated accounts, campaigns and insights
+// (COPY, then VACUUM ANALYZE), and loads two servers on loopback from a
+// second process (wrk, c=64, bounded in time):
+//
+//   - the baseline: the least code that answers the same list requests from
+//     the same tables (net/http + pgx, one query, no auth, no limits), run
+//     by this same binary as `bench baseline`;
+//   - `svc-api serve` with PostgreSQL, Redis and the full pipeline, a real
+//     key, limits raised through its configuration.
+//
+// It prints a Markdown table with the targets of the performance issue
+// marked PASS or FAIL, and writes it with a JSON copy and a PNG chart under
+// bench/results/. Everything it starts it stops; the databases are dropped
+// unless BENCH_KEEP=1.
+//
+// Settings (environment):
+//
+//	BENCH_DATABASE_URL  admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)
+//	BENCH_REDIS_URL     default redis://127.0.0.1:6379/0
+//	BENCH_ROWS          insight rows of the main run (default 1000000)
+//	BENCH_SCALE         comma-separated table sizes of the scale run (default 10000,1000000,10000000;
+//	                    the 10,000,000-row database takes about 4 minutes to build and 8 GB of disk)
+//	BENCH_DURATION      length of every measured load run (default 10s)
+//	BENCH_CONNECTIONS   concurrency (default 64)
+//	BENCH_KEEP=1        keep the databases
+//	BENCH_OUT           results directory (default <repo>/bench/results)
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "baseline" {
+		if err := runBaseline(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# make bench: the performance harness (e2e/bench). Installs wrk when it is
+# missing (Debian/Ubuntu, apt-get), makes PostgreSQL and Redis reachable, then
+# runs the harness, which creates its own databases (bench_<run>_<rows>,
+# dropped at the end unless BENCH_KEEP=1), starts the baseline and svc-api
+# servers and stops them. Settings: see e2e/bench/main.go (BENCH_ROWS,
+# BENCH_SCALE, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_KEEP, BENCH_OUT).
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+
+if ! command -v wrk >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "bench.sh: installing wrk (apt-get)" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >/dev/null
+  else
+    echo "bench.sh: wrk is required (https://github.com/wg/wrk); install it and run again" >&2
+    exit 1
+  fi
+fi
+scripts/services.sh
+
+# The harness is built first so that its own build is not timed.
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+(cd e2e && go build -o "$bin/bench" ./bench)
+"$bin/bench" "$@"
