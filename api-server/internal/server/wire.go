@@ -100,14 +100,6 @@ func nullString(s sql.NullString) *string {
 	return &v
 }
 
-func nullFloat(f sql.NullFloat64) *float64 {
-	if !f.Valid {
-		return nil
-	}
-	v := f.Float64
-	return &v
-}
-
 // timeIn, stringIn and floatIn are timePtr, nullString and nullFloat without
 // a copy: the pointer is into the row.
 func timeIn(t *store.NullTime) *time.Time {

@@ -193,10 +193,6 @@ func nullString(t pgtype.Text) sql.NullString {
 	return sql.NullString{String: t.String, Valid: t.Valid}
 }
 
-func nullFloat(f pgtype.Float8) sql.NullFloat64 {
-	return sql.NullFloat64{Float64: f.Float64, Valid: f.Valid}
-}
-
 // rawDecoder reads a row from pgx's raw column values, without pgx's scan
 // machinery: the text of every string column of a page is copied into one
 // shared buffer (the strings point into it) instead of a string allocation
