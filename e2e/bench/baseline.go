@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -115,114 +116,37 @@ func runBaseline(args []string) error {
 	}
 	defer pool.Close()
 
-	page := func(r *http.Request) (limit, offset int) {
-		limit, offset = 50, 0
-		if v, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil {
-			limit = v
-		}
-		if v, err := strconv.Atoi(r.URL.Query().Get("offset")); err == nil {
-			offset = v
-		}
-		return
-	}
-	write := func(w http.ResponseWriter, data any, n, limit, offset int) {
-		more := n > limit
-		var next *int
-		if more {
-			v := offset + limit
-			next = &v
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "meta": bMeta{Source: "stored_snapshot",
-			Limit: limit, Offset: offset, NextOffset: next, Returned: min(n, limit),
-			GeneratedAt: time.Now().UTC().Format(time.RFC3339)}})
-	}
-	fail := func(w http.ResponseWriter, err error) {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
-	mux.HandleFunc("GET /api/v1/developer/insights", func(w http.ResponseWriter, r *http.Request) {
-		limit, offset := page(r)
-		today := time.Now().UTC()
-		from, to := r.URL.Query().Get("from"), r.URL.Query().Get("to")
-		if to == "" {
-			to = today.Format(time.DateOnly)
-		}
-		if from == "" {
-			from = today.AddDate(0, 0, -29).Format(time.DateOnly)
-		}
-		rows, err := pool.Query(r.Context(), baselineInsights, *org, from, to, limit+1, offset)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		out := make([]bInsight, 0, limit+1)
-		for rows.Next() {
-			var x bInsight
-			if err := rows.Scan(&x.ID, &x.PlatformAdAccountID, &x.AttributionWindow, &x.CampaignID, &x.Date, &x.SyncedAt,
+	mux.Handle("GET /api/v1/developer/insights", listHandler(pool, baselineInsights,
+		func(r *http.Request) []any {
+			today := time.Now().UTC()
+			from, to := r.URL.Query().Get("from"), r.URL.Query().Get("to")
+			if to == "" {
+				to = today.Format(time.DateOnly)
+			}
+			if from == "" {
+				from = today.AddDate(0, 0, -29).Format(time.DateOnly)
+			}
+			return []any{*org, from, to}
+		},
+		func(rows pgx.Rows, x *bInsight) error {
+			err := rows.Scan(&x.ID, &x.PlatformAdAccountID, &x.AttributionWindow, &x.CampaignID, &x.Date, &x.SyncedAt,
 				&x.Account.Currency, &x.Account.Timezone, &x.PurchaseMeasurement, &x.Spend, &x.CTR, &x.CPC, &x.CPM,
-				&x.Impressions, &x.Reach, &x.Clicks, &x.Purchases, &x.PurchaseValue, &x.ROAS); err != nil {
-				fail(w, err)
-				return
-			}
+				&x.Impressions, &x.Reach, &x.Clicks, &x.Purchases, &x.PurchaseValue, &x.ROAS)
 			x.Date += "T00:00:00Z"
-			out = append(out, x)
-		}
-		if err := rows.Err(); err != nil {
-			fail(w, err)
-			return
-		}
-		n := len(out)
-		write(w, out[:min(n, limit)], n, limit, offset)
-	})
-	mux.HandleFunc("GET /api/v1/developer/accounts", func(w http.ResponseWriter, r *http.Request) {
-		limit, offset := page(r)
-		rows, err := pool.Query(r.Context(), baselineAccounts, *org, limit+1, offset)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		out := make([]bAccount, 0, limit+1)
-		for rows.Next() {
-			var x bAccount
-			if err := rows.Scan(&x.ID, &x.AccountName, &x.Currency, &x.Timezone, &x.IsActive, &x.LastSyncAt); err != nil {
-				fail(w, err)
-				return
-			}
-			out = append(out, x)
-		}
-		if err := rows.Err(); err != nil {
-			fail(w, err)
-			return
-		}
-		n := len(out)
-		write(w, out[:min(n, limit)], n, limit, offset)
-	})
-	mux.HandleFunc("GET /api/v1/developer/campaigns", func(w http.ResponseWriter, r *http.Request) {
-		limit, offset := page(r)
-		rows, err := pool.Query(r.Context(), baselineCampaigns, *org, limit+1, offset)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		out := make([]bCampaign, 0, limit+1)
-		for rows.Next() {
-			var x bCampaign
-			if err := rows.Scan(&x.ID, &x.PlatformAdAccountID, &x.Name, &x.Objective, &x.Status, &x.EffectiveStatus,
-				&x.DailyBudget, &x.LifetimeBudget, &x.SyncedAt, &x.Account.Currency, &x.Account.Timezone); err != nil {
-				fail(w, err)
-				return
-			}
-			out = append(out, x)
-		}
-		if err := rows.Err(); err != nil {
-			fail(w, err)
-			return
-		}
-		n := len(out)
-		write(w, out[:min(n, limit)], n, limit, offset)
-	})
+			return err
+		}))
+	orgOnly := func(*http.Request) []any { return []any{*org} }
+	mux.Handle("GET /api/v1/developer/accounts", listHandler(pool, baselineAccounts, orgOnly,
+		func(rows pgx.Rows, x *bAccount) error {
+			return rows.Scan(&x.ID, &x.AccountName, &x.Currency, &x.Timezone, &x.IsActive, &x.LastSyncAt)
+		}))
+	mux.Handle("GET /api/v1/developer/campaigns", listHandler(pool, baselineCampaigns, orgOnly,
+		func(rows pgx.Rows, x *bCampaign) error {
+			return rows.Scan(&x.ID, &x.PlatformAdAccountID, &x.Name, &x.Objective, &x.Status, &x.EffectiveStatus,
+				&x.DailyBudget, &x.LifetimeBudget, &x.SyncedAt, &x.Account.Currency, &x.Account.Timezone)
+		}))
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
@@ -239,4 +163,46 @@ func runBaseline(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// listHandler answers one list endpoint: query with args(r), then limit+1
+// and offset, each row read by scan, and the envelope of the first limit rows.
+func listHandler[T any](pool *pgxpool.Pool, query string, args func(*http.Request) []any, scan func(pgx.Rows, *T) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit, offset := 50, 0
+		if v, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil {
+			limit = v
+		}
+		if v, err := strconv.Atoi(r.URL.Query().Get("offset")); err == nil {
+			offset = v
+		}
+		rows, err := pool.Query(r.Context(), query, append(args(r), limit+1, offset)...)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		out := make([]T, 0, limit+1)
+		for rows.Next() {
+			var x T
+			if err := scan(rows, &x); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			out = append(out, x)
+		}
+		if err := rows.Err(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		n := len(out)
+		var next *int
+		if n > limit {
+			v := offset + limit
+			next = &v
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": out[:min(n, limit)], "meta": bMeta{Source: "stored_snapshot",
+			Limit: limit, Offset: offset, NextOffset: next, Returned: min(n, limit),
+			GeneratedAt: time.Now().UTC().Format(time.RFC3339)}})
+	})
 }
