@@ -455,13 +455,13 @@ func TestLastUsedIsThrottled(t *testing.T) {
 			return v.T
 		}
 		// Each phase uses its own Service and closes it to flush the writer.
-		phase := func(lookups int, f func(*keys.Service)) {
+		phase := func(f func(*keys.Service)) {
 			svc := keys.New(b.DB, keys.WithClock(clk.Now))
 			f(svc)
 			svc.Close()
 		}
 		var key string
-		phase(0, func(s *keys.Service) {
+		phase(func(s *keys.Service) {
 			k, err := s.Create(ctx, req("org_a", "u_owner"))
 			if err != nil {
 				t.Fatal(err)
@@ -471,7 +471,7 @@ func TestLastUsedIsThrottled(t *testing.T) {
 		if lastUsed() != nil {
 			t.Fatal("last_used_at set before any use")
 		}
-		phase(0, func(s *keys.Service) {
+		phase(func(s *keys.Service) {
 			for range 5 {
 				s.Lookup(ctx, key) //nolint:errcheck
 				clk.Advance(time.Second)
@@ -481,12 +481,12 @@ func TestLastUsedIsThrottled(t *testing.T) {
 			t.Fatalf("after first use last_used_at = %v, want %v", got, t0)
 		}
 		clk.Advance(30 * time.Second)                          // 35 s after the first use: another replica must not write
-		phase(0, func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
+		phase(func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
 		if got := lastUsed(); !got.Equal(t0) {
 			t.Fatalf("written again within a minute: %v", got)
 		}
 		clk.Advance(30 * time.Second)
-		phase(0, func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
+		phase(func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
 		if got := lastUsed(); !got.Equal(t0.Add(65 * time.Second)) {
 			t.Fatalf("after a minute last_used_at = %v, want %v", got, t0.Add(65*time.Second))
 		}
