@@ -480,7 +480,7 @@ func TestLastUsedIsThrottled(t *testing.T) {
 		if got := lastUsed(); got == nil || !got.Equal(t0) {
 			t.Fatalf("after first use last_used_at = %v, want %v", got, t0)
 		}
-		clk.Advance(30 * time.Second)                          // 35 s after the first use: another replica must not write
+		clk.Advance(30 * time.Second)                       // 35 s after the first use: another replica must not write
 		phase(func(s *keys.Service) { s.Lookup(ctx, key) }) //nolint:errcheck
 		if got := lastUsed(); !got.Equal(t0) {
 			t.Fatalf("written again within a minute: %v", got)
