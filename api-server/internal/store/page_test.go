@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,32 +42,51 @@ func TestPagesMatchPlainQueries(t *testing.T) {
 			}
 			defer st.Close()
 			from, to := today.AddDate(0, 0, -89).Format(time.DateOnly), today.Format(time.DateOnly)
-			for _, acc := range []string{"", "acc_a1", "acc_nope"} {
-				for _, off := range []int{0, 1, 50, 63, 64, 65, 100, 149, 150, 299, 300, 301, 450, 599, 600, 650, 10000} {
-					p := store.ListParams{Limit: 51, Offset: off, AccountID: acc, From: from, To: to}
-					m, got, err := st.InsightsPage(ctx, "org_a", p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					wantM, err := st.Meta(ctx, "org_a", acc)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := st.Insights(ctx, "org_a", p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if m != wantM {
-						t.Errorf("account %q offset %d: meta %+v, want %+v", acc, off, m, wantM)
-					}
-					if !wantM.AccountFound {
-						continue
-					}
-					if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
-						t.Errorf("account %q offset %d: %d rows, want %d (first %v)", acc, off, len(got), len(want), got[:min(1, len(got))])
+			check := func(step string) {
+				for _, acc := range []string{"", "acc_a1", "acc_nope"} {
+					for _, off := range []int{0, 1, 50, 63, 64, 65, 100, 149, 150, 299, 300, 301, 450, 599, 600, 650, 10000} {
+						p := store.ListParams{Limit: 51, Offset: off, AccountID: acc, From: from, To: to}
+						m, got, err := st.InsightsPage(ctx, "org_a", p)
+						if err != nil {
+							t.Fatal(err)
+						}
+						wantM, err := st.Meta(ctx, "org_a", acc)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := st.Insights(ctx, "org_a", p)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if m != wantM {
+							t.Errorf("account %q offset %d: meta %+v, want %+v", acc, off, m, wantM)
+						}
+						if !wantM.AccountFound {
+							continue
+						}
+						if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+							t.Errorf("%s: account %q offset %d: %d rows, want %d (first %v)", step, acc, off, len(got), len(want), got[:min(1, len(got))])
+						}
 					}
 				}
 			}
+			check("inserted")
+			// Rows moved between days and accounts, and removed: the day
+			// counts that position PostgreSQL's deep pages follow.
+			for _, q := range []string{
+				`UPDATE insights_daily SET date = ? WHERE id LIKE 'ins_p_1%'`,
+				`UPDATE insights_daily SET account_id = 'acc_a1' WHERE id LIKE 'ins_p_2%'`,
+				`DELETE FROM insights_daily WHERE id LIKE 'ins_p_3%'`,
+			} {
+				var args []any
+				if strings.Contains(q, "?") {
+					args = append(args, today.AddDate(0, 0, -20).Format(time.DateOnly))
+				}
+				if _, err := b.DB.ExecContext(ctx, q, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check("updated and deleted")
 			for _, acc := range []string{"", "acc_a1"} {
 				p := store.ListParams{Limit: 3, Offset: 1, AccountID: acc}
 				m, got, err := st.AccountsPage(ctx, "org_a", p)

@@ -146,20 +146,26 @@ var queries = map[queryName]string{
 
 // pgQueries replace some of the queries on PostgreSQL.
 //
-// Insights pages are found in two steps (a "seek"): the row at the
-// requested offset is located by an index-only scan of the narrow index
-// insights_daily_org_date_id_key_idx (organization_id, date DESC, id), which
-// reads only the two key columns, then the page is read from that row on by
-// a range scan of the covering index. A plain LIMIT/OFFSET evaluates every
-// returned column (to_char, numeric::text, …) of every skipped row and walks
-// the wide covering index: at offset 10000 that is ~11 ms of PostgreSQL
-// time against ~1.5 ms for the seek (EXPLAIN (ANALYZE, BUFFERS) on 1,000,000
-// rows; see api-server/README.md, Performance). The result is the same page:
-// the rows at or after (date DESC, id) position $3 of the window.
+// Insights pages from offset seekFrom on are positioned without walking the
+// rows before them. The day counts kept by triggers (migration
+// 20261121140000_insights_day_counts) give, by a running sum over at most
+// 90 days, the day on which the requested offset falls and how many of that
+// day's rows come before it; the row at the offset is then found among that
+// day's rows only, by an index-only scan of a key index, and the page is
+// read from that row on by a range scan of the covering index. A plain
+// LIMIT/OFFSET walks every row before the offset and evaluates every
+// returned column (to_char, numeric::text, …) of each: at offset 10000 that
+// is ~11 ms of PostgreSQL time, against a cost that does not depend on the
+// offset or the table's size here (api-server/README.md, Performance). The
+// result is the same page: the rows at or after (date DESC, id) position $3
+// of the window.
 var pgQueries = map[queryName]string{
-	qInsightsSeek: `WITH pos AS MATERIALIZED (SELECT date, id FROM insights_daily
-		WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date
-		ORDER BY date DESC, id LIMIT 1 OFFSET $3)
+	qInsightsSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto
+		FROM insights_daily_counts WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date),
+		day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1),
+		pos AS MATERIALIZED (SELECT date, id FROM insights_daily
+		WHERE organization_id = $1 AND date = (SELECT date FROM day)
+		ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day))
 		SELECT i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id,
 		to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement,
 		i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks,
@@ -167,9 +173,13 @@ var pgQueries = map[queryName]string{
 		FROM insights_daily AS i WHERE i.organization_id = $1 AND i.date >= $4::date
 		AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos))
 		ORDER BY i.date DESC, i.id LIMIT $2`,
-	qInsightsByAccountSeek: `WITH pos AS MATERIALIZED (SELECT date, id FROM insights_daily
-		WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date
-		ORDER BY date DESC, id LIMIT 1 OFFSET $3)
+	qInsightsByAccountSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto
+		FROM insights_daily_account_counts
+		WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date),
+		day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1),
+		pos AS MATERIALIZED (SELECT date, id FROM insights_daily
+		WHERE organization_id = $1 AND account_id = $6 AND date = (SELECT date FROM day)
+		ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day))
 		SELECT i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id,
 		to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement,
 		i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks,
