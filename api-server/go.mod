@@ -11,6 +11,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/uptrace/bun v1.3.0
+	golang.org/x/sync v0.24.0
 	sigs.k8s.io/yaml v1.6.0
 )
 

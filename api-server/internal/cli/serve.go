@@ -108,6 +108,9 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
+		// As many requests at once as the pool has connections; the rest
+		// wait in arrival order (server.admit).
+		MaxInFlight: db.DB.Stats().MaxOpenConnections,
 	})
 	if err != nil {
 		return usageError{err}

@@ -51,17 +51,21 @@ type opts struct {
 	trusted []string
 	// lookups, when set, counts the key lookups the server makes.
 	lookups *atomic.Int64
+	// onLookup, when set, is called before every key lookup.
+	onLookup func()
+	// maxInFlight is server.Config.MaxInFlight.
+	maxInFlight int
 }
 
-// countingLookup counts the calls to a KeyLookup.
-type countingLookup struct {
+// hookedLookup calls hook before every call to a KeyLookup.
+type hookedLookup struct {
 	server.KeyLookup
-	n *atomic.Int64
+	hook func()
 }
 
-func (c countingLookup) Lookup(ctx context.Context, presented string) (*keys.Principal, error) {
-	c.n.Add(1)
-	return c.KeyLookup.Lookup(ctx, presented)
+func (h hookedLookup) Lookup(ctx context.Context, presented string) (*keys.Principal, error) {
+	h.hook()
+	return h.KeyLookup.Lookup(ctx, presented)
 }
 
 type env struct {
@@ -109,10 +113,14 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	logs := &syncBuffer{}
 	var lookup server.KeyLookup = ks
 	if o.lookups != nil {
-		lookup = countingLookup{ks, o.lookups}
+		lookup = hookedLookup{lookup, func() { o.lookups.Add(1) }}
+	}
+	if o.onLookup != nil {
+		lookup = hookedLookup{lookup, o.onLookup}
 	}
 	h, err := server.New(server.Config{
 		Keys: lookup, Store: st, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
+		MaxInFlight: o.maxInFlight,
 		OpenAPIJSON: []byte(`{"openapi":"3.1.0"}`),
 		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
 	})
@@ -137,6 +145,7 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 }
 
 type req struct {
+	ctx    context.Context // the test's when nil
 	method string
 	path   string
 	key    string
@@ -149,7 +158,10 @@ func (e *env) do(r req) *httptest.ResponseRecorder {
 	if r.method == "" {
 		r.method = http.MethodGet
 	}
-	hr := httptest.NewRequestWithContext(e.t.Context(), r.method, r.path, nil)
+	if r.ctx == nil {
+		r.ctx = e.t.Context()
+	}
+	hr := httptest.NewRequestWithContext(r.ctx, r.method, r.path, nil)
 	hr.RemoteAddr = "192.0.2.10:40000"
 	if r.ip != "" {
 		hr.RemoteAddr = r.ip + ":40000"

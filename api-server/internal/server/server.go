@@ -22,6 +22,7 @@ import (
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/semaphore"
 )
 
 // BasePath is the API root (SPEC §4).
@@ -71,6 +72,10 @@ type Config struct {
 	Logger       *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
+	// MaxInFlight, when positive, is how many API requests are processed
+	// at once past the guard; the others wait in arrival order. serve sets
+	// it to the database pool's size (see gate).
+	MaxInFlight int
 }
 
 // Server holds the handlers' dependencies.
@@ -82,6 +87,7 @@ type Server struct {
 	orgLimit  ratelimit.Limit
 	ipLimit   ratelimit.Limit
 	refusals  *ipRefusals
+	gate      *semaphore.Weighted
 	policy    string
 	hsts      bool
 	openapi   []byte
@@ -110,6 +116,9 @@ func New(cfg Config) (http.Handler, error) {
 		refusals: newIPRefusals(),
 		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
 		log: cfg.Logger, now: cfg.Now,
+	}
+	if cfg.MaxInFlight > 0 {
+		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -146,6 +155,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	api := r.Group(BasePath,
 		s.guard,   // 2. credentials in the query, organization overrides → 400
+		s.admit,   // (requests past the guard wait here, in arrival order, for one of MaxInFlight places)
 		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401; 5. per-key and per-organization limits → 429
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.
@@ -438,6 +448,26 @@ func scopeOf(path string) string {
 		return string(apikey.ScopeCampaignsRead)
 	}
 	return string(apikey.ScopeInsightsRead)
+}
+
+// admit lets at most MaxInFlight requests through at once, in the order
+// they arrived. Each admitted request holds at most one database connection
+// at a time (key lookup, then page), so with MaxInFlight equal to the pool's
+// size no request waits inside database/sql's pool, which hands a freed
+// connection to a random waiter: under load that random order, not the
+// work, made the slowest requests (p99 about 2.4× the median in the
+// benchmark). Waiting here costs a goroutine, no connection. A request whose
+// context ends while it waits (client gone, server stopping) gets 503.
+func (s *Server) admit(c *gin.Context) {
+	if s.gate == nil {
+		return
+	}
+	if err := s.gate.Acquire(c.Request.Context(), 1); err != nil {
+		s.fail(c, http.StatusServiceUnavailable, "the request ended while waiting for the server; retry it")
+		return
+	}
+	defer s.gate.Release(1)
+	c.Next()
 }
 
 // fail writes the error body of SPEC §7 and stops the pipeline.

@@ -729,3 +729,67 @@ func TestIPRefusalIsRemembered(t *testing.T) {
 		}
 	})
 }
+
+// TestAdmission: with MaxInFlight places, no more than that many requests
+// are past the guard at once (the others wait, then are all answered), and
+// a request that ends while waiting gets 503 with an error body.
+func TestAdmission(t *testing.T) {
+	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
+		var inside, most atomic.Int64
+		entered := make(chan struct{}, 16)
+		var hold atomic.Pointer[chan struct{}]
+		e := newEnv(t, b, opts{maxInFlight: 2, onLookup: func() {
+			n := inside.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			entered <- struct{}{}
+			if h := hold.Load(); h != nil {
+				<-*h
+			}
+			inside.Add(-1)
+		}})
+		waitEntered := func(n int) {
+			t.Helper()
+			for i := range n {
+				select {
+				case <-entered:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("only %d of %d requests reached the key lookup", i, n)
+				}
+			}
+		}
+		release := make(chan struct{})
+		hold.Store(&release)
+		codes := make(chan int, 6)
+		for range 6 {
+			go func() { codes <- e.do(req{path: base + "/accounts", key: e.all}).Code }()
+		}
+		waitEntered(2)
+		select {
+		case <-entered:
+			t.Fatalf("a third request reached the key lookup while 2 places were taken")
+		case <-time.After(200 * time.Millisecond):
+		}
+
+		// A request that gives up while waiting.
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		w := e.do(req{ctx: ctx, path: base + "/accounts", key: e.all})
+		if w.Code != http.StatusServiceUnavailable {
+			t.Errorf("request ended while waiting: %d, want 503", w.Code)
+		}
+		decodeError(t, w)
+
+		hold.Store(nil)
+		close(release)
+		waitEntered(4)
+		for range 6 {
+			if c := <-codes; c != http.StatusOK {
+				t.Errorf("queued request: %d", c)
+			}
+		}
+		if m := most.Load(); m != 2 {
+			t.Errorf("%d requests were past the guard at once, want 2", m)
+		}
+	})
+}
