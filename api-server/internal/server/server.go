@@ -40,7 +40,7 @@ type Store interface {
 	// trip on PostgreSQL.
 	AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error)
 	CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error)
-	InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.InsightRow, error)
+	InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf) (store.Meta, []store.InsightRow, error)
 	Ping(ctx context.Context) error
 }
 

@@ -73,12 +73,30 @@ func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (
 	return m, out, nil
 }
 
-// InsightsPage is AccountsPage for daily insights.
-func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, []InsightRow, error) {
+// InsightBuf is memory that InsightsPage reuses from one call to the next:
+// the rows and the text their strings point into. The rows of a call are
+// valid until the next call with the same InsightBuf. The zero value is
+// ready to use; a buffer must not be used by two calls at once.
+type InsightBuf struct {
+	rows []InsightRow
+	text []byte
+}
+
+// InsightsPage is AccountsPage for daily insights. The rows are read into
+// buf (nil: new memory).
+func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf) (Meta, []InsightRow, error) {
 	if !s.pg {
 		return page(ctx, s, orgID, p, s.Insights)
 	}
-	out := make([]InsightRow, 0, p.Limit)
+	if buf == nil {
+		buf = &InsightBuf{}
+	}
+	out := buf.rows[:0]
+	if out == nil {
+		out = make([]InsightRow, 0, p.Limit)
+	}
+	d := rawDecoder{arena: buf.text[:0]}
+	defer func() { buf.rows, buf.text = out, d.arena }()
 	seek := p.Offset >= seekFrom
 	q, args := qInsights, []any{orgID, p.Limit, p.Offset, p.From, p.To}
 	if seek {
@@ -90,7 +108,6 @@ func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams) (M
 			q = qInsightsByAccountSeek
 		}
 	}
-	var d rawDecoder
 	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
 		d.start(rows)
 		var r InsightRow
@@ -228,7 +245,7 @@ func (d *rawDecoder) str(i int) string {
 		return ""
 	}
 	if cap(d.arena)-len(d.arena) < len(v) {
-		d.arena = make([]byte, 0, max(8<<10, len(v)))
+		d.arena = make([]byte, 0, max(16<<10, len(v)))
 	}
 	n := len(d.arena)
 	d.arena = append(d.arena, v...)

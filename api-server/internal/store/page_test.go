@@ -42,11 +42,12 @@ func TestPagesMatchPlainQueries(t *testing.T) {
 			}
 			defer st.Close()
 			from, to := today.AddDate(0, 0, -89).Format(time.DateOnly), today.Format(time.DateOnly)
+			var buf store.InsightBuf // reused by every call, as the server does
 			check := func(step string) {
 				for _, acc := range []string{"", "acc_a1", "acc_nope"} {
 					for _, off := range []int{0, 1, 50, 63, 64, 65, 100, 149, 150, 299, 300, 301, 450, 599, 600, 650, 10000} {
 						p := store.ListParams{Limit: 51, Offset: off, AccountID: acc, From: from, To: to}
-						m, got, err := st.InsightsPage(ctx, "org_a", p)
+						m, got, err := st.InsightsPage(ctx, "org_a", p, &buf)
 						if err != nil {
 							t.Fatal(err)
 						}
