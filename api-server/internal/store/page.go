@@ -18,7 +18,7 @@ import (
 )
 
 // AccountsPage returns the organization's meta (Meta) and a page of its
-// accounts (Accounts). On PostgreSQL both queries go in one round trip.
+// accounts (Accounts). On PostgreSQL both come from one statement.
 func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, []AccountRow, error) {
 	if !s.pg {
 		return page(ctx, s, orgID, p, s.Accounts)
@@ -31,7 +31,7 @@ func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (M
 	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
 		var r AccountRow
 		var last pgtype.Timestamptz
-		if err := rows.Scan(&r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &last); err != nil {
+		if err := rows.Scan(nil, nil, &r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &last); err != nil {
 			return err
 		}
 		r.LastSyncAt = nullTime(last)
@@ -58,7 +58,7 @@ func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (
 		var r CampaignRow
 		var eff, daily, lifetime pgtype.Text
 		var synced pgtype.Timestamptz
-		if err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &eff,
+		if err := rows.Scan(nil, nil, &r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &eff,
 			&daily, &lifetime, &synced, &r.Currency, &r.Timezone); err != nil {
 			return err
 		}
@@ -145,10 +145,12 @@ func page[T any](ctx context.Context, s *Store, orgID string, p ListParams,
 // opens it through pgx's database/sql driver).
 var errNotPgx = errors.New("postgres connection is not a pgx connection")
 
-// pgPage sends the meta query and the list query q as one pgx batch: one
-// network round trip, both statements prepared once per connection (pgx's
-// statement cache) and executed with Bind/Execute. scan is called for each
-// list row.
+// pgPage runs the list query q in its meta form (pageMetaForm: the meta
+// columns first) through pgx, prepared once per connection (pgx's
+// statement cache): one statement and one round trip. scan is called for
+// each row, whose first metaCols columns it skips. A page without rows
+// carries no meta, so the meta query follows then (a second round trip,
+// only for empty pages).
 func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, scan func(pgx.Rows) error) (Meta, error) {
 	var m Meta
 	conn, err := s.db.Conn(ctx)
@@ -161,40 +163,42 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 		if !ok {
 			return errNotPgx
 		}
-		var b pgx.Batch
-		if accountID == "" {
-			b.Queue(pgForm(qMeta), orgID)
-		} else {
-			b.Queue(pgForm(qMetaAccount), orgID, accountID)
-		}
-		b.Queue(pgForm(q), args...)
-		br := c.Conn().SendBatch(ctx, &b)
-		var asOf pgtype.Timestamptz
-		var count int64
-		if err := br.QueryRow().Scan(&asOf, &count); err != nil {
-			br.Close()
-			return fmt.Errorf("read snapshot meta: %w", err)
-		}
-		m.DataAsOf = nullTime(asOf).Time
-		m.AccountFound = count > 0
-		rows, err := br.Query()
+		rows, err := c.Conn().Query(ctx, pgPageForms[q], args...)
 		if err != nil {
-			br.Close()
 			return err
 		}
+		n := 0
 		for rows.Next() {
+			if n == 0 {
+				d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
+				m = Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
+				if d.err != nil {
+					rows.Close()
+					return fmt.Errorf("read snapshot meta: %w", d.err)
+				}
+			}
+			n++
 			if err := scan(rows); err != nil {
 				rows.Close()
-				br.Close()
 				return err
 			}
 		}
 		rows.Close()
-		if err := rows.Err(); err != nil {
-			br.Close()
+		if err := rows.Err(); err != nil || n > 0 {
 			return err
 		}
-		return br.Close()
+		var asOf pgtype.Timestamptz
+		var count int64
+		if accountID == "" {
+			err = c.Conn().QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
+		} else {
+			err = c.Conn().QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
+		}
+		if err != nil {
+			return fmt.Errorf("read snapshot meta: %w", err)
+		}
+		m = Meta{DataAsOf: nullTime(asOf).Time, AccountFound: count > 0}
+		return nil
 	})
 	return m, err
 }
@@ -222,8 +226,9 @@ type rawDecoder struct {
 	err   error
 }
 
+// start reads the row's columns after the meta columns.
 func (d *rawDecoder) start(rows pgx.Rows) {
-	d.vals, d.fds = rows.RawValues(), rows.FieldDescriptions()
+	d.vals, d.fds = rows.RawValues()[metaCols:], rows.FieldDescriptions()[metaCols:]
 	if len(d.vals) != len(d.fds) && d.err == nil {
 		d.err = errors.New("raw row: column count mismatch")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
@@ -187,6 +188,48 @@ var pgQueries = map[queryName]string{
 		FROM insights_daily AS i WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date
 		AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos))
 		ORDER BY i.date DESC, i.id LIMIT $2`,
+}
+
+// metaCols is the number of meta columns that pageMetaForm puts first.
+const metaCols = 2
+
+// pgPageForms are the PostgreSQL texts that the *Page methods run: each
+// list query in its meta form (pageMetaForm).
+var pgPageForms = func() map[queryName]string {
+	account := map[queryName]int{qAccountsByAccount: 4, qCampaignsByAccount: 4, qInsightsByAccount: 6, qInsightsByAccountSeek: 6}
+	out := map[queryName]string{}
+	for _, q := range []queryName{qAccounts, qAccountsByAccount, qCampaigns, qCampaignsByAccount,
+		qInsights, qInsightsByAccount, qInsightsSeek, qInsightsByAccountSeek} {
+		out[q] = pageMetaForm(pgForm(q), account[q])
+	}
+	return out
+}()
+
+// pageMetaForm puts the meta columns (qMeta's, or qMetaAccount's for the
+// accountId in placeholder $account; 0: none) first in the select list of
+// the outermost SELECT of q, the first one outside parentheses. Every row
+// of a page then carries its meta, at the cost of two init plans evaluated
+// once per statement, and a page is one statement instead of two.
+func pageMetaForm(q string, account int) string {
+	found := "1::bigint"
+	if account > 0 {
+		found = fmt.Sprintf("(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $%d)", account)
+	}
+	cols := "(SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), " + found + ", "
+	depth := 0
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case 'S':
+			if depth == 0 && strings.HasPrefix(q[i:], "SELECT ") {
+				return q[:i+len("SELECT ")] + cols + q[i+len("SELECT "):]
+			}
+		}
+	}
+	panic("store: no outermost SELECT in " + q)
 }
 
 // pgForm returns the PostgreSQL text of a query.
@@ -393,8 +436,8 @@ func (n *NullTime) parse(s string) error {
 	return errors.New("scan time: unrecognized time text")
 }
 
-// Queries returns the read queries in their PostgreSQL form, by name, for
-// plan checks.
+// Queries returns the read queries as PostgreSQL runs them (the list
+// queries in their meta form), by name, for plan checks.
 func Queries() map[string]string {
 	names := map[queryName]string{qMeta: "meta", qMetaAccount: "meta+account", qAccounts: "accounts",
 		qAccountsByAccount: "accounts?accountId", qCampaigns: "campaigns", qCampaignsByAccount: "campaigns?accountId",
@@ -403,6 +446,9 @@ func Queries() map[string]string {
 	out := make(map[string]string, len(names))
 	for k, name := range names {
 		out[name] = pgForm(k)
+		if q, ok := pgPageForms[k]; ok {
+			out[name] = q
+		}
 	}
 	return out
 }
