@@ -4,7 +4,7 @@
 # runs the harness, which creates its own databases (bench_<run>_<rows>,
 # dropped at the end unless BENCH_KEEP=1), starts the baseline and svc-api
 # servers and stops them. Settings: see e2e/bench/main.go (BENCH_ROWS,
-# BENCH_SCALE, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_KEEP, BENCH_OUT).
+# BENCH_SCALE, BENCH_DURATION, BENCH_REPEAT, BENCH_CONNECTIONS, BENCH_KEEP, BENCH_OUT).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 

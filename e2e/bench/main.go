@@ -25,6 +25,8 @@
 //	BENCH_SCALE         comma-separated table sizes of the scale run (default 10000,1000000,10000000;
 //	                    the 10,000,000-row database takes about 4 minutes to build and 8 GB of disk)
 //	BENCH_DURATION      length of every measured load run (default 10s)
+//	BENCH_REPEAT        measured runs per server and endpoint, alternating between the servers;
+//	                    the median run (by req/s) is reported (default 3)
 //	BENCH_CONNECTIONS   concurrency (default 64)
 //	BENCH_KEEP=1        keep the databases
 //	BENCH_OUT           results directory (default <repo>/bench/results)

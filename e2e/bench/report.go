@@ -81,8 +81,9 @@ func report(s settings, res *results) error {
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	base, svc := res.Main["baseline"], res.Main["svc-api"]
 	w("## Benchmark %s\n\n", res.Started.Format("2006-01-02 15:04 MST"))
-	w("%d CPUs, loopback, wrk -t2 -c%d, %s per run after a 2 s warm-up, %d insight rows (20 organizations, 400 days); "+
-		"/insights reads a 90-day window (`from`=today−89, `to`=today).\n\n", res.CPUs, res.Conns, res.Duration, res.Rows)
+	w("%d CPUs, loopback, wrk -t2 -c%d, %d runs of %s per server and endpoint after a 2 s warm-up, alternating between "+
+		"the servers; each figure is from the run with the median req/s. %d insight rows (20 organizations, 400 days); "+
+		"/insights reads a 90-day window (`from`=today−89, `to`=today).\n\n", res.CPUs, res.Conns, res.Repeat, res.Duration, res.Rows)
 	w("| endpoint | baseline req/s | p50 ms | p99 ms | errors | svc-api req/s | p50 ms | p99 ms | errors | svc-api / baseline |\n")
 	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, name := range res.Order {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,6 +24,7 @@ type settings struct {
 	rows               int
 	scale              []int
 	duration           time.Duration
+	repeat             int
 	conns              int
 	keep               bool
 	out                string
@@ -54,6 +57,9 @@ func loadSettings() (settings, error) {
 	}
 	if s.duration, err = time.ParseDuration(envOr("BENCH_DURATION", "10s")); err != nil || s.duration < time.Second {
 		return s, fmt.Errorf("BENCH_DURATION: want a duration of at least 1s")
+	}
+	if s.repeat, err = strconv.Atoi(envOr("BENCH_REPEAT", "3")); err != nil || s.repeat < 1 {
+		return s, fmt.Errorf("BENCH_REPEAT: want a positive integer")
 	}
 	if s.conns, err = strconv.Atoi(envOr("BENCH_CONNECTIONS", "64")); err != nil || s.conns < 1 {
 		return s, fmt.Errorf("BENCH_CONNECTIONS: want a positive integer")
@@ -98,6 +104,7 @@ type results struct {
 	CPUs      int                              `json:"cpus"`
 	Rows      int                              `json:"rows"`
 	Duration  string                           `json:"duration"`
+	Repeat    int                              `json:"repeat"`
 	Conns     int                              `json:"connections"`
 	GenTime   map[int]string                   `json:"generation"`
 	Main      map[string]map[string]loadResult `json:"main"` // server → endpoint → result
@@ -157,7 +164,7 @@ func run() error {
 	}
 
 	host, _ := os.Hostname()
-	res := &results{Started: time.Now().UTC(), Host: host, CPUs: cpuCount(), Rows: s.rows, Duration: s.duration.String(),
+	res := &results{Started: time.Now().UTC(), Host: host, CPUs: cpuCount(), Rows: s.rows, Duration: s.duration.String(), Repeat: s.repeat,
 		Conns: s.conns, GenTime: map[int]string{}, Main: map[string]map[string]loadResult{}, RSS: map[string]int64{},
 		Scale: map[int]map[string]loadResult{}}
 	today := time.Now().UTC().Truncate(24 * time.Hour)
@@ -219,23 +226,6 @@ func runSize(ctx context.Context, s settings, res *results, bins map[string]stri
 	key := strings.TrimSpace(string(keyOut))
 
 	main := rows == s.rows
-	measure := func(server, base, bearer string, eps []endpoint) (map[string]loadResult, error) {
-		out := map[string]loadResult{}
-		for _, ep := range eps {
-			// Warm-up (caches, pools, prepared statements), not counted.
-			if _, err := wrk(ctx, base+ep.Path, bearer, s.conns, 2*time.Second); err != nil {
-				return nil, err
-			}
-			r, err := wrk(ctx, base+ep.Path, bearer, s.conns, s.duration)
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(os.Stderr, "bench: %-8s %9d rows  %-24s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  errors %d\n",
-				server, rows, ep.Name, r.RPS, r.P50, r.P99, r.Errors)
-			out[ep.Name] = r
-		}
-		return out, nil
-	}
 	eps := endpoints(today, 0, 10000)
 	if main {
 		eps = append(endpoints(today, 0, 5000, 10000), listEndpoints()...)
@@ -243,11 +233,22 @@ func runSize(ctx context.Context, s settings, res *results, bins map[string]stri
 		for _, ep := range eps {
 			res.Order = append(res.Order, ep.Name)
 		}
-		// The baseline, alone on the machine.
-		bp, stdout, err := start(tmp, "baseline", nil, self, "baseline", "--database-url", url, "--org", orgID(0))
+	}
+	// The servers measured: the baseline (main size only) and svc-api.
+	type target struct {
+		name, base, bearer string
+	}
+	var targets []target
+
+	var bp *proc
+	if main {
+		var stdout *bufio.Reader
+		var err error
+		bp, stdout, err = start(tmp, "baseline", nil, self, "baseline", "--database-url", url, "--org", orgID(0))
 		if err != nil {
 			return err
 		}
+		defer bp.stop()
 		addr, err := stdout.ReadString('\n')
 		if err != nil {
 			return fmt.Errorf("baseline did not start: %s", bp.tail())
@@ -256,13 +257,7 @@ func runSize(ctx context.Context, s settings, res *results, bins map[string]stri
 		if err := waitReady(ctx, bp, base+"/healthz"); err != nil {
 			return err
 		}
-		r, err := measure("baseline", base, "", eps)
-		if err != nil {
-			return err
-		}
-		res.Main["baseline"] = r
-		res.RSS["baseline"] = bp.peakRSS()
-		bp.stop()
+		targets = append(targets, target{"baseline", base, ""})
 	}
 
 	// svc-api with the full pipeline: PostgreSQL, Redis, a real key; the
@@ -284,12 +279,45 @@ func runSize(ctx context.Context, s settings, res *results, bins map[string]stri
 	if err := waitReady(ctx, sp, base+"/readyz"); err != nil {
 		return err
 	}
-	r, err := measure("svc-api", base, key, eps)
-	if err != nil {
-		return err
+	targets = append(targets, target{"svc-api", base, key})
+
+	// Each endpoint: a warm-up of every server (caches, pools, prepared
+	// statements; not counted), then s.repeat measured runs of each,
+	// alternating between the servers so that a change in the machine's
+	// other load affects both alike; each server's figures are those of its
+	// median run by req/s. Only one server is loaded at a time.
+	measured := map[string]map[string]loadResult{}
+	for _, ep := range eps {
+		runs := map[string][]loadResult{}
+		for _, t := range targets {
+			if _, err := wrk(ctx, t.base+ep.Path, t.bearer, s.conns, 2*time.Second); err != nil {
+				return err
+			}
+		}
+		for range s.repeat {
+			for _, t := range targets {
+				r, err := wrk(ctx, t.base+ep.Path, t.bearer, s.conns, s.duration)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "bench: %-8s %9d rows  %-24s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  errors %d\n",
+					t.name, rows, ep.Name, r.RPS, r.P50, r.P99, r.Errors)
+				runs[t.name] = append(runs[t.name], r)
+			}
+		}
+		for name, rs := range runs {
+			if measured[name] == nil {
+				measured[name] = map[string]loadResult{}
+			}
+			measured[name][ep.Name] = median(rs)
+		}
 	}
+	r := measured["svc-api"]
 	res.Scale[rows] = map[string]loadResult{"/insights offset 0": r["/insights offset 0"], "/insights offset 10000": r["/insights offset 10000"]}
 	if main {
+		res.Main["baseline"] = measured["baseline"]
+		res.RSS["baseline"] = bp.peakRSS()
+		bp.stop()
 		res.Main["svc-api"] = r
 		res.RSS["svc-api"] = sp.peakRSS()
 		// svc accounts -o json, end to end against this server.
@@ -308,6 +336,19 @@ func runSize(ctx context.Context, s settings, res *results, bins map[string]stri
 	// The server's log grows with every request; it is not kept.
 	_ = os.Remove(sp.log)
 	return nil
+}
+
+// median returns the run with the median req/s, with its own latencies
+// and errors; the errors of every run are added up, so that none is hidden.
+func median(rs []loadResult) loadResult {
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b loadResult) int { return cmp.Compare(a.RPS, b.RPS) })
+	m := sorted[len(sorted)/2]
+	m.Errors = 0
+	for _, r := range rs {
+		m.Errors += r.Errors
+	}
+	return m
 }
 
 // medianRun runs f n times and returns the median wall time in ms (-1 on error).
