@@ -146,3 +146,19 @@ func TestHelpNeverShowsSecretsFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRejectsNegativeMaxInFlight: a negative --max-in-flight is a usage
+// error that names the flag, before anything is served.
+func TestServeRejectsNegativeMaxInFlight(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	var out, errOut bytes.Buffer
+	if code := Run(t.Context(), []string{"migrate", "--database-url", db}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("migrate: %d %s", code, errOut.String())
+	}
+	errOut.Reset()
+	code := Run(t.Context(), []string{"serve", "--database-url", db, "--listen", "127.0.0.1:0", "--max-in-flight", "-1"},
+		strings.NewReader(""), &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "--max-in-flight must be 0") {
+		t.Errorf("serve --max-in-flight -1: exit %d, %s", code, errOut.String())
+	}
+}

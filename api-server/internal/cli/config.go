@@ -32,6 +32,7 @@ type config struct {
 	LogFormat      string
 	PprofAddr      string
 	DBMaxConns     int
+	MaxInFlight    int
 }
 
 // envErrors collects environment variables that do not parse.
@@ -118,7 +119,9 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed; default none (env SVC_TRUSTED_PROXIES)")
 	fs.StringVar(&c.DownloadsDir, "downloads-dir", os.Getenv("SVC_DOWNLOADS_DIR"), "directory served under /developers/ (env SVC_DOWNLOADS_DIR)")
 	fs.IntVar(&c.DBMaxConns, "database-max-conns", e.int("SVC_DATABASE_MAX_CONNS", 0),
-		"size of the database connection pool, and how many API requests are processed at once (the others wait in arrival order); 0: 20 on PostgreSQL, 4 on SQLite (env SVC_DATABASE_MAX_CONNS)")
+		"size of the database connection pool; 0: 20 on PostgreSQL, 4 on SQLite (env SVC_DATABASE_MAX_CONNS)")
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", e.int("SVC_MAX_IN_FLIGHT", 0),
+		"API requests processed at once, the others waiting in arrival order; 0: the pool's size (env SVC_MAX_IN_FLIGHT)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", os.Getenv("SVC_PPROF_ADDR"),
 		"loopback address of a net/http/pprof listener for profiling, e.g. 127.0.0.1:6060; off when empty (env SVC_PPROF_ADDR)")
 	fs.IntVar(&c.Limits.KeyPerMinute, "limit-key-per-minute", e.int("SVC_LIMIT_KEY_PER_MINUTE", server.DefaultLimits.KeyPerMinute),

@@ -65,6 +65,9 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usageError{errors.New("--tls-cert and --tls-key go together")}
 	}
+	if c.MaxInFlight < 0 {
+		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
+	}
 	if os.Getenv("GOGC") == "" {
 		// The heap is small and short-lived (one page per request): a GC
 		// target of 200% instead of Go's 100% halves the collector's share
@@ -108,9 +111,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
-		// As many requests at once as the pool has connections; the rest
-		// wait in arrival order (server.admit).
-		MaxInFlight: db.DB.Stats().MaxOpenConnections,
+		MaxInFlight: c.maxInFlight(db),
 	})
 	if err != nil {
 		return usageError{err}
@@ -193,4 +194,16 @@ func servePprof(addr string, log *slog.Logger) (func(), error) {
 	go func() { _ = srv.Serve(ln) }()
 	log.Warn("serving profiles (net/http/pprof)", "addr", ln.Addr().String())
 	return func() { _ = srv.Close() }, nil
+}
+
+// maxInFlight is --max-in-flight, or by default the pool's size: each
+// request in flight holds at most one connection at a time, so none then
+// waits inside database/sql's pool (server.admit). Fewer places trade
+// throughput for a lower p99 on a small machine (api-server/README.md,
+// Performance); more than the pool's size only moves the wait into the pool.
+func (c *config) maxInFlight(db *bun.DB) int {
+	if c.MaxInFlight > 0 {
+		return c.MaxInFlight
+	}
+	return db.DB.Stats().MaxOpenConnections
 }
