@@ -23,7 +23,7 @@
 //	BENCH_REDIS_URL     default redis://127.0.0.1:6379/0
 //	BENCH_ROWS          insight rows of the main run (default 1000000)
 //	BENCH_SCALE         comma-separated table sizes of the scale run (default 10000,1000000,10000000;
-//	                    the 10,000,000-row database takes about 4 minutes to build and 8 GB of disk)
+//	                    the 10,000,000-row database takes 3–4 minutes to build and about 8 GB of disk)
 //	BENCH_DURATION      length of every measured load run (default 10s)
 //	BENCH_REPEAT        measured runs per server and endpoint, alternating between the servers;
 //	                    the median run (by req/s) is reported (default 3)
