@@ -132,7 +132,7 @@ func (s *Server) listInsights(c *gin.Context) {
 		r := &rows[i]
 		dates[i] = sc.date(r.Date)
 		date := &dates[i]
-		// The nullable fields point into rows (no copy each): rows outlive the response.
+		// The nullable fields point into rows (no copy each): rows stay until sc.release, after respond.
 		in := insight{ID: r.ID, PlatformAdAccountID: r.PlatformAdAccountID, AttributionWindow: r.AttributionWindow,
 			CampaignID: stringIn(&r.CampaignID), Date: date, SyncedAt: timeIn(&r.SyncedAt),
 			Account:             accountRef{Currency: r.Currency, Timezone: r.Timezone},

@@ -82,8 +82,8 @@ type InsightBuf struct {
 	text []byte
 }
 
-// InsightsPage is AccountsPage for daily insights. The rows are read into
-// buf (nil: new memory).
+// InsightsPage is AccountsPage for daily insights. On PostgreSQL the rows
+// are read into buf (nil: new memory); SQLite's scan allocates its own.
 func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf) (Meta, []InsightRow, error) {
 	if !s.pg {
 		return page(ctx, s, orgID, p, s.Insights)
