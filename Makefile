@@ -4,14 +4,37 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 SITE_URL ?= https://adsnap.example
+# The modules of this repository require each other at the versions in
+# versions.yaml, which exist only in a module proxy directory built from the
+# tree (make proxy): every go command run by make reads them from
+# $(PROXY_DIR) first, then from the usual proxy. See RELEASING.md.
+PROXY_DIR ?= $(CURDIR)/.cache/proxy
+comma := ,
+export GOPROXY := file://$(PROXY_DIR),$(subst file://$(PROXY_DIR)$(comma),,$(shell go env GOPROXY))
+export GONOSUMDB := github.com/adsnap
 ldflags = -s -w -X $(1).version=$(VERSION) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build test lint services clean release-cli demo bench
+.PHONY: all build test lint services clean release-cli demo bench proxy dev-proxy
 
 all: build
 
+## proxy: Go module proxy directory OUT (default .cache/proxy) holding each released module at its versions.yaml version, built from the tree, and every older sibling version a go.mod requires (built from git history); OUT/go.sum has their hashes
+OUT ?= $(PROXY_DIR)
+proxy:
+	@test -n '$(OUT)' || { echo 'usage: make proxy OUT=dir' >&2; exit 2; }
+	cd internal/tools && GOWORK=off go run ./cmd/modproxy -root '$(CURDIR)' -out '$(abspath $(OUT))'
+
+# dev-proxy: the workspace's own proxy directory, refreshed before each target
+# that runs go in workspace mode (the go command reads the go.mod of each
+# sibling version that a go.mod requires).
+# It also drops the go.mod hashes of sibling versions that earlier runs wrote
+# to go.work.sum: they change with the tree and are never committed.
+dev-proxy:
+	@$(MAKE) --no-print-directory proxy OUT='$(PROXY_DIR)' >/dev/null
+	@sed -i '/^github\.com\/adsnap\/svc\//d' go.work.sum
+
 ## build: binaries into bin/
-build:
+build: dev-proxy
 	@mkdir -p bin
 	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli)' -o ../bin/keys-admin ./cmd/keys-admin
 	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
@@ -22,11 +45,11 @@ services:
 	@scripts/services.sh
 
 ## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them)
-test: services
+test: services dev-proxy
 	scripts/test.sh
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
-lint:
+lint: dev-proxy
 	scripts/lint.sh
 	api-server/scripts/lint-openapi.sh
 
@@ -35,7 +58,7 @@ demo: build
 	bin/svc-api demo
 
 ## bench: performance harness (about 8 min: wrk c=64, baseline vs svc-api at 1,000,000 rows, scale run up to 10,000,000 rows); results in bench/results/
-bench:
+bench: dev-proxy
 	scripts/bench.sh
 
 ## release-cli: svc archives for 5 platforms and SHA256SUMS in dist/ (CLI_VERSION=1.0.0; default: newest svc-cli/v* tag)

@@ -3,7 +3,7 @@ module github.com/adsnap/svc/api-server
 go 1.26.0
 
 require (
-	github.com/adsnap/svc/keys-admin v0.0.0
+	github.com/adsnap/svc/keys-admin v1.0.0
 	github.com/gin-gonic/gin v1.12.0
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/jackc/pgx/v5 v5.12.0
