@@ -1,6 +1,7 @@
 # Snapshot Developer Service: build, test and lint every module of the workspace.
 SHELL := /bin/bash
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# modversion: a module's version in versions.yaml, without its "v".
+modversion = $(shell awk '$$1 == "$(1):" { sub(/^v/, "", $$2); print $$2 }' versions.yaml)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 SITE_URL ?= https://adsnap.example
@@ -12,7 +13,8 @@ PROXY_DIR ?= $(CURDIR)/.cache/proxy
 comma := ,
 export GOPROXY := file://$(PROXY_DIR),$(subst file://$(PROXY_DIR)$(comma),,$(shell go env GOPROXY))
 export GONOSUMDB := github.com/adsnap
-ldflags = -s -w -X $(1).version=$(VERSION) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
+# ldflags: $(1) the package holding the variables, $(2) the module directory.
+ldflags = -s -w -X $(1).version=$(call modversion,$(2)) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
 .PHONY: all build test lint services clean release-cli demo bench proxy dev-proxy
 
@@ -36,9 +38,9 @@ dev-proxy:
 ## build: binaries into bin/
 build: dev-proxy
 	@mkdir -p bin
-	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli)' -o ../bin/keys-admin ./cmd/keys-admin
-	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
-	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli)' -o ../bin/svc-api ./cmd/svc-api
+	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli,keys-admin)' -o ../bin/keys-admin ./cmd/keys-admin
+	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build,svc-cli) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
+	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli,api-server)' -o ../bin/svc-api ./cmd/svc-api
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:
