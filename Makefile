@@ -16,7 +16,7 @@ export GONOSUMDB := github.com/adsnap
 # ldflags: $(1) the package holding the variables, $(2) the module directory.
 ldflags = -s -w -X $(1).version=$(call modversion,$(2)) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build test lint services clean release-cli demo bench proxy dev-proxy
+.PHONY: all build test lint services clean release-cli demo bench proxy dev-proxy release-check release tidy
 
 all: build
 
@@ -41,6 +41,18 @@ build: dev-proxy
 	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli,keys-admin)' -o ../bin/keys-admin ./cmd/keys-admin
 	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build,svc-cli) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
 	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli,api-server)' -o ../bin/svc-api ./cmd/svc-api
+
+## release-check: each released module alone (GOWORK=off) against the sibling versions it requires, from a proxy built from the tree: build, vet, short tests; apidiff of sdk-go, keys-admin, svc-mcp against the last release (MODULES="a b" for some)
+release-check:
+	scripts/release-check.sh $(MODULES)
+
+## release: prepare the release of one module (MODULE=sdk-go VERSION=v1.1.0): CHANGELOG, versions.yaml, dependents' go.mod, release-check, recorded API; prints the git tag commands (RELEASING.md)
+release:
+	scripts/release.sh '$(MODULE)' '$(VERSION)'
+
+## tidy: go mod tidy in every module (MODULES="a b" for some) with GOWORK=off against the proxy of the tree, as users build them; sibling go.sum lines removed (RELEASING.md)
+tidy:
+	scripts/tidy.sh $(MODULES)
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:
