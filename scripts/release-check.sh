@@ -119,4 +119,4 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "release-check FAILED: ${failed[*]}" >&2
   exit 1
 fi
-echo "release-check passed: $mods"
+echo "release-check passed:" $mods

@@ -83,7 +83,7 @@ RELEASE_API="$module" scripts/release-check.sh "$module"
 trap - ERR
 
 echo
-echo "$module $version is ready: versions.yaml, $changelog${dependents:+, the go.mod of ${dependents[*]}}${RELEASE_API_WRITTEN:-}."
+echo "$module $version is ready: versions.yaml, $changelog${dependents:+, the go.mod of ${dependents[*]}}."
 echo "Review the diff, then commit and tag it (the tag names the commit that"
 echo "holds the \"## [$number]\" heading; that commit is the release):"
 echo
