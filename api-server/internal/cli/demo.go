@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,8 +81,14 @@ rate limits are kept in process. Running it again refreshes the data and replace
 			}
 			c.DatabaseURL = url
 			c.RedisURL = "" // the demo is one process: in-process limits
+			settingsKeys := keys.New(db)
+			defer settingsKeys.Close()
+			c.mount = func(api http.Handler) (http.Handler, error) {
+				return demoSettings(settingsKeys, api, log, time.Now())
+			}
 			return serve(ctx, &c, db, log, func(addr string) {
 				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key, svcCommand())
+				fmt.Fprintf(cmd.OutOrStdout(), "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)
 			})
 		},
 	}
