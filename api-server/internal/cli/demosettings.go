@@ -133,8 +133,8 @@ const demoTemplateText = `
 </body>
 </html>{{end}}
 
-{{define "signin"}}<section class="dk" aria-labelledby="dk-title">
-<h1 id="dk-title">Sign in to the demo</h1>
+{{define "signin"}}<section class="dk" aria-labelledby="demo-title">
+<h1 id="demo-title">Sign in to the demo</h1>
 <p class="dk-lead">This sign-in exists only in <code>svc-api demo</code>: pick a demo user to see the Developer keys page as them. No password; nothing here is real.</p>
 <form method="post" action="` + demoSignInPath + `">
 <fieldset class="dk-group">
