@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // chromium returns the browser the page test drives: $SVC_CHROMIUM or
@@ -228,13 +230,43 @@ func TestKeysPageInBrowser(t *testing.T) {
 	// 1. The owner creates a key with two scopes and 7 days.
 	do("sign-in page", chromedp.Navigate(signIn), chromedp.WaitVisible(chromedp.CSS("form")), shot("01-sign-in"))
 	signInAs("u_demo_acme_owner")
-	do("fill the form",
-		chromedp.SendKeys(chromedp.ID("dk-name"), "browser test key"),
-		chromedp.Click(chromedp.CSS(`input[name="scope"][value="accounts:read"]`)),
-		chromedp.Click(chromedp.CSS(`input[name="scope"][value="insights:read"]`)),
-		chromedp.Click(chromedp.CSS(`input[name="expiry"][value="7"]`)),
+	// With the keyboard only: Tab from the top of the page to each control,
+	// type, Space on the checkboxes, an arrow key in the expiry group, Enter.
+	tabTo := func(sel string) {
+		t.Helper()
+		for range 60 {
+			at, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.activeElement.matches(`+strconv.Quote(sel)+`)`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at {
+				return
+			}
+			do("tab", chromedp.KeyEvent(kb.Tab))
+		}
+		t.Fatalf("Tab never reaches %s", sel)
+	}
+	tabTo(`#dk-name`)
+	do("type the name", chromedp.KeyEvent("browser test key"))
+	tabTo(`input[name="scope"][value="accounts:read"]`)
+	do("check", chromedp.KeyEvent(" "))
+	tabTo(`input[name="scope"][value="insights:read"]`)
+	do("check", chromedp.KeyEvent(" "))
+	tabTo(`input[name="expiry"]:checked`) // Tab enters a radio group at its checked choice: 30 days
+	do("7 days", chromedp.KeyEvent(kb.ArrowLeft))
+	tabTo(`.dk-create button[type="submit"]`)
+	outline := get("focus ring", chromedp.Evaluate[string](`getComputedStyle(document.activeElement).outlineStyle`))
+	if outline == "none" || outline == "" {
+		t.Errorf("the focused button shows no focus ring (outline-style %q)", outline)
+	}
+	checked := get("choices", chromedp.Evaluate[string](
+		`[...document.querySelectorAll(".dk-create input:checked")].map(i => i.value).join(" ")`))
+	if checked != "accounts:read insights:read 7" {
+		t.Errorf("the keyboard chose %q", checked)
+	}
+	do("create",
 		shot("02-create-form"),
-		chromedp.Click(chromedp.CSS(`.dk-create button[type="submit"]`)),
+		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.ID("dk-secret")),
 		shot("03-key-shown-once"),
 	)
