@@ -56,6 +56,7 @@ func setup(t *testing.T, b dbtest.Backend) *fixture {
 	ctx := t.Context()
 	now := time.Now().UTC()
 	ended := now.Add(-48 * time.Hour)
+	trialEnds := now.Add(7 * 24 * time.Hour)
 	for _, o := range []struct {
 		org keys.Organization
 		m   []keys.Member
@@ -69,6 +70,8 @@ func setup(t *testing.T, b dbtest.Backend) *fixture {
 			{UserID: "f_owner", Role: keys.RoleOwner}}},
 		{keys.Organization{ID: "org_canceled", Name: "Gone", SubscriptionStatus: keys.SubscriptionCanceled}, []keys.Member{
 			{UserID: "c_owner", Role: keys.RoleOwner}}},
+		{keys.Organization{ID: "org_trial", Name: "Trying", SubscriptionStatus: keys.SubscriptionTrialing, TrialEndsAt: &trialEnds}, []keys.Member{
+			{UserID: "t_owner", Role: keys.RoleOwner}}},
 	} {
 		if err := keys.UpsertOrganization(ctx, b.DB, o.org, o.m, now); err != nil {
 			t.Fatal(err)
@@ -261,6 +264,13 @@ func TestCreateShowsTheKeyOnce(t *testing.T) {
 		list, _ = f.svc.List(t.Context(), "org_a", "admin")
 		if len(list) != 2 || list[0].ExpiresAt.Sub(list[0].CreatedAt) != 45*24*time.Hour || list[0].IssuerID != "admin" {
 			t.Errorf("custom expiry: %+v", list[0])
+		}
+		// A running trial allows creation.
+		if r := f.do("GET", "/", "org_trial", "t_owner", nil, nil); r.status != 200 || strings.Contains(r.body, "<fieldset disabled") || strings.Contains(r.body, "dk-refusal") {
+			t.Errorf("running trial's page: %d\n%s", r.status, r.body)
+		}
+		if r := f.do("POST", "/", "org_trial", "t_owner", createForm("trial key", "90", "", "insights:read"), nil); r.status != http.StatusCreated {
+			t.Errorf("create during a trial: %d\n%s", r.status, r.body)
 		}
 		if strings.Contains(f.logs.String(), secret) {
 			t.Errorf("a log line holds the key:\n%s", f.logs)
