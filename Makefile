@@ -58,8 +58,9 @@ tidy:
 services:
 	@scripts/services.sh
 
-## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them)
+## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test)
 test: services dev-proxy
+	scripts/test-deps.sh
 	scripts/test.sh
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)

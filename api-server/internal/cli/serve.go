@@ -116,6 +116,11 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	if err != nil {
 		return usageError{err}
 	}
+	if c.mount != nil {
+		if h, err = c.mount(h); err != nil {
+			return err
+		}
+	}
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
