@@ -33,7 +33,11 @@ proxy:
 # to go.work.sum: they change with the tree and are never committed.
 dev-proxy:
 	@$(MAKE) --no-print-directory proxy OUT='$(PROXY_DIR)' >/dev/null
-	@[ ! -f go.work.sum ] || sed -i '/^github\.com\/adsnap\/svc\//d' go.work.sum
+	@$(drop-sibling-sums)
+
+# drop-sibling-sums: the go command writes those hashes again while it builds;
+# targets that build end with it, so that they leave the tree as they found it.
+drop-sibling-sums = [ ! -f go.work.sum ] || sed -i '/^github\.com\/adsnap\/svc\//d' go.work.sum
 
 ## build: binaries into bin/
 build: dev-proxy
@@ -41,6 +45,7 @@ build: dev-proxy
 	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli,keys-admin)' -o ../bin/keys-admin ./cmd/keys-admin
 	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build,svc-cli) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
 	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli,api-server)' -o ../bin/svc-api ./cmd/svc-api
+	@$(drop-sibling-sums)
 
 ## release-check: each released module alone (GOWORK=off) against the sibling versions it requires, from a proxy built from the tree: build, vet, short tests; apidiff of sdk-go, keys-admin, svc-mcp against the last release (MODULES="a b" for some)
 release-check:
@@ -62,6 +67,7 @@ services:
 test: services dev-proxy
 	scripts/test-deps.sh
 	scripts/test.sh
+	@$(drop-sibling-sums)
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
 lint: dev-proxy
