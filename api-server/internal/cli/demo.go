@@ -80,6 +80,11 @@ rate limits are kept in process. Running it again refreshes the data and replace
 			}
 			c.DatabaseURL = url
 			c.RedisURL = "" // the demo is one process: in-process limits
+			if c.DownloadsDir == "" {
+				if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at /developers/\n", c.DownloadsDir)
+				}
+			}
 			return serve(ctx, &c, db, log, func(addr string) {
 				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key, svcCommand())
 			})

@@ -3,6 +3,8 @@ package server_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +67,103 @@ func TestDownloads(t *testing.T) {
 		if w := e.get(p, ""); w.Code != 404 {
 			t.Errorf("%s: %d", p, w.Code)
 		}
+	}
+}
+
+// TestDownloadsIndex checks the verify-then-install lines of each way on the
+// /developers/ page: for the newest release present, with the configured
+// site, or the request's host when none is configured.
+func TestDownloadsIndex(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{
+		"SHA256SUMS", "install-svc.sh", "server.json",
+		"svc-cli-1.9.0.tgz", "svc-cli-1.9.0-linux-amd64.tgz",
+		"svc-cli-1.10.0.tgz", "svc-cli-1.10.0-darwin-arm64.tgz", "svc-cli-1.10.0-linux-amd64.tgz",
+		"svc-mcp-1.10.0-darwin-arm64.mcpb", "svc-cli-1.10.0-rc.1.tgz",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := dbtest.SQLite(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(t.Context(), b.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ks := keys.New(b.DB)
+	defer ks.Close()
+	for _, tc := range []struct{ configured, site string }{
+		{"https://dl.example/", "https://dl.example"},
+		{"", "http://example.com"}, // httptest's request host
+	} {
+		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := (&env{t: t, h: h}).get("/developers/", "")
+		page := html.UnescapeString(w.Body.String())
+		if w.Code != 200 {
+			t.Fatalf("index: %d %s", w.Code, page)
+		}
+		site := tc.site
+		for _, want := range []string{
+			"<title>Downloads: svc 1.10.0</title>",
+			"curl -fsSL " + site + `/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"`,
+			"curl -fsSLO " + site + "/developers/install-svc.sh\ncurl -fsSLO " + site + "/developers/SHA256SUMS\n" +
+				`grep " install-svc.sh$" SHA256SUMS | sha256sum -c -` + "\n" + `sh install-svc.sh --dir "$HOME/.local/bin" --version 1.10.0`,
+			"curl -fsSLO " + site + "/developers/svc-cli-1.10.0.tgz\ncurl -fsSLO " + site + "/developers/SHA256SUMS\n" +
+				`grep " svc-cli-1.10.0.tgz$" SHA256SUMS | sha256sum -c -` + "\nnpm install -g ./svc-cli-1.10.0.tgz",
+			"go install github.com/adsnap/svc/svc-cli/cmd/svc@v1.10.0\nexport SVC_SITE_URL=" + site,
+			`grep " svc-cli-1.10.0-darwin-arm64.tgz$" SHA256SUMS | sha256sum -c -` + "\ntar -xzf svc-cli-1.10.0-darwin-arm64.tgz svc",
+			"curl -fsSLO " + site + "/developers/svc-mcp-1.10.0-darwin-arm64.mcpb",
+			`grep " svc-mcp-1.10.0-darwin-arm64.mcpb$" SHA256SUMS | sha256sum -c -`,
+			`<a href="server.json">server.json</a>`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("site %q: index lacks\n%s\n---\n%s", tc.configured, want, page)
+			}
+		}
+		// Every file is listed with its size and SHA-256.
+		for _, name := range []string{"svc-cli-1.9.0.tgz", "svc-mcp-1.10.0-darwin-arm64.mcpb", "svc-cli-1.10.0-rc.1.tgz"} {
+			sum := sha256.Sum256([]byte(name))
+			row := fmt.Sprintf(`<tr><td><a href="%s">%s</a></td><td>%d</td><td><code>%s</code></td></tr>`, name, name, len(name), hex.EncodeToString(sum[:]))
+			if !strings.Contains(page, row) {
+				t.Errorf("index lacks the row %s", row)
+			}
+		}
+		if strings.Contains(page, "npm install -g ./svc-cli-1.9.0.tgz") || strings.Contains(page, "@v1.10.0-rc.1") {
+			t.Errorf("index gives install lines for an older release")
+		}
+	}
+	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, h: h}
+	for name, ct := range map[string]string{
+		"svc-mcp-1.10.0-darwin-arm64.mcpb": "application/zip", "server.json": "application/json",
+		"install-svc.sh": "text/plain; charset=utf-8", "svc-cli-1.10.0.tgz": "application/gzip",
+	} {
+		if w := e.get("/developers/"+name, ""); w.Code != 200 || w.Header().Get("Content-Type") != ct || w.Body.String() != name {
+			t.Errorf("%s: %d %q", name, w.Code, w.Header().Get("Content-Type"))
+		}
+	}
+	// No release at all: the page still lists the files, with no install lines.
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err = server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := (&env{t: t, h: h}).get("/developers/", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `href="notes.txt"`) ||
+		strings.Contains(w.Body.String(), "npm install") || strings.Contains(w.Body.String(), "go install") {
+		t.Errorf("index without a release: %d %s", w.Code, w.Body.String())
 	}
 }
 
