@@ -3,7 +3,7 @@ module github.com/adsnap/svc/e2e
 go 1.26.0
 
 require (
-	github.com/adsnap/svc/sdk-go v0.0.0
+	github.com/adsnap/svc/sdk-go v1.0.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
