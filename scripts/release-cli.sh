@@ -4,8 +4,8 @@
 #
 #   scripts/release-cli.sh [VERSION]
 #
-# VERSION is like 1.0.0 (a leading "v" or "svc-cli/v" is dropped); without it,
-# the newest svc-cli/vX.Y.Z tag is used. Environment:
+# VERSION is like 1.0.0 (a leading "v" or "svc-cli/v" is dropped) and must
+# be svc-cli's version in versions.yaml, the default. Environment:
 #   SITE_URL   site built into svc, the install script, the MCP Bundles and
 #              server.json (default https://adsnap.example)
 #   DIST_DIR   output directory (default dist/ at the repository root); the
@@ -26,21 +26,19 @@
 #   SHA256SUMS                   sha256sum format, one line per file above
 #
 # Every binary is built with CGO_ENABLED=0 and -trimpath by build_svc below,
-# the only place that chooses the sources.
+# the only place that chooses the sources: the released module versions.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-version=${1:-}
-if [ -z "$version" ]; then
-  version=$(git describe --tags --abbrev=0 --match 'svc-cli/v*' 2>/dev/null || true)
-  if [ -z "$version" ]; then
-    echo "release-cli: no VERSION given and no svc-cli/v* tag found; usage: $0 1.0.0" >&2
-    exit 2
-  fi
-fi
+released=$(awk '$1 == "svc-cli:" { sub(/^v/, "", $2); print $2 }' versions.yaml)
+version=${1:-$released}
 version=${version#svc-cli/}
 version=${version#v}
+if [ "$version" != "$released" ]; then
+  echo "release-cli: svc-cli is at v$released in versions.yaml, not v$version: a release is built from the released module version (see RELEASING.md)" >&2
+  exit 2
+fi
 if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]]; then
   echo "release-cli: invalid version '$version': want X.Y.Z or X.Y.Z-suffix" >&2
   exit 2
@@ -60,25 +58,41 @@ commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 pkg=github.com/adsnap/svc/svc-cli/internal/build
-ldflags="-s -w -buildid= -X $pkg.version=$version -X $pkg.commit=$commit -X $pkg.date=$date -X $pkg.siteURL=$site"
+# No -X of the version: svc reads it from the module's build information.
+ldflags="-s -w -X $pkg.commit=$commit -X $pkg.date=$date -X $pkg.siteURL=$site"
 platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 
-# build_svc OS ARCH OUT builds svc for one platform into OUT.
-#
-# Today it builds from the workspace (go.work): WORKSPACE BUILD, until the
-# versioned-modules issue provides `make proxy`; then it is to build with
-# GOWORK=off from that module proxy directory, so that an archive is exactly
-# what `go install github.com/adsnap/svc/svc-cli/cmd/svc@v<version>` gives.
+# build_svc OS ARCH OUT builds svc for one platform into OUT from the
+# released module versions: GOWORK=off, `go install
+# github.com/adsnap/svc/svc-cli/cmd/svc@v<version>` with this repository's
+# modules from a module proxy directory built from the tree (make proxy, at
+# the versions of versions.yaml), third-party modules from the machine's
+# module cache or the usual proxy, and a private module cache (a module
+# cache never reads a version again once it holds one). So an archive holds
+# exactly what `go install …@v<version>` gives a user, with the site, commit
+# and build date stamped (-ldflags -X).
+setup_release_build() {
+  echo "make proxy OUT=$work/proxy"
+  (cd "$root/internal/tools" && GOWORK=off go run ./cmd/modproxy -root "$root" -out "$work/proxy") >/dev/null
+  usual=$(go env GOPROXY | tr ',' '\n' | grep -v '^file://' | paste -sd, -)
+  release_env=(GOWORK=off "GOPROXY=file://$work/proxy,file://$(go env GOMODCACHE)/cache/download,$usual"
+    GONOSUMDB=github.com/adsnap GOPATH="$work/gopath" GOMODCACHE="$work/gopath/pkg/mod" GOBIN= GOFLAGS=-modcacherw CGO_ENABLED=0)
+}
+
 build_svc() {
-  build_svc_from_workspace "$@"
+  local os=$1 arch=$2 out=$3 exe=svc gobin
+  [ "$os" = windows ] && exe=svc.exe
+  (cd "$work" && env "${release_env[@]}" GOOS="$os" GOARCH="$arch" \
+    go install -trimpath -ldflags "$ldflags" "github.com/adsnap/svc/svc-cli/cmd/svc@v$version")
+  gobin=$work/gopath/bin
+  [ "$os/$arch" = "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" ] || gobin=$gobin/${os}_$arch
+  mv "$gobin/$exe" "$out"
 }
 
-build_svc_from_workspace() {
-  (cd "$root/svc-cli" && CGO_ENABLED=0 GOOS=$1 GOARCH=$2 go build -trimpath -ldflags "$ldflags" -o "$3" ./cmd/svc)
-}
+setup_release_build
 
 # pack tgz|zip OUT DIR [PREFIX]: a reproducible archive (scripts/pack).
 GOWORK=off go build -trimpath -o "$work/pack" "$root/scripts/pack/main.go"

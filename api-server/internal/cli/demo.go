@@ -82,7 +82,10 @@ rate limits are kept in process. Running it again refreshes the data and replace
 			c.RedisURL = "" // the demo is one process: in-process limits
 			if c.DownloadsDir == "" {
 				if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
-					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at /developers/\n", c.DownloadsDir)
+					site := siteURL(c.Listen)
+					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at %s/developers/; install svc from it with\n"+
+						"  curl -fsSL %[2]s/developers/install-svc.sh | SVC_SITE_URL=%[2]s sh -s -- --dir \"$HOME/.local/bin\"\n",
+						c.DownloadsDir, site)
 				}
 			}
 			return serve(ctx, &c, db, log, func(addr string) {
