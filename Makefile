@@ -76,7 +76,7 @@ bench: dev-proxy
 	scripts/bench.sh
 
 ## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64, the npm package svc-cli-<v>.tgz, MCP Bundles, server.json, install-svc.sh, SHA256SUMS (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL)
-release-cli:
+release-cli: build
 	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)
 
 clean:
