@@ -193,9 +193,12 @@ func testDistribution(t *testing.T, e *env) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("/developers/: %d %.300s", resp.StatusCode, body)
 		}
+		served := t.TempDir()
 		for _, f := range files {
-			info, _ := os.Stat(filepath.Join(e.downloads, f))
-			for _, want := range []string{`href="` + f + `"`, fmt.Sprint(info.Size()), sha256File(t, filepath.Join(e.downloads, f))} {
+			// As served: the install script names the serving site.
+			download(t, other, f, served)
+			info, _ := os.Stat(filepath.Join(served, f))
+			for _, want := range []string{`href="` + f + `"`, fmt.Sprint(info.Size()), sha256File(t, filepath.Join(served, f))} {
 				if !strings.Contains(page, want) {
 					t.Errorf("index lacks %q for %s", want, f)
 				}
@@ -223,7 +226,19 @@ func testDistribution(t *testing.T, e *env) {
 		if out, err := sha256Check(t, dl, archive); err != nil || !strings.Contains(out, archive+": OK") {
 			t.Errorf("per-file sha256sum -c: %v\n%s", err, out)
 		}
-		// Piped from curl, from the second replica; the script's built-in site is the first.
+		// The script as served names the site it comes from (the release
+		// was built for the first replica), and SHA256SUMS gives its hash.
+		other := e.replicas[1].URL
+		dl = t.TempDir()
+		download(t, other, "install-svc.sh", dl)
+		download(t, other, "SHA256SUMS", dl)
+		if out, err := sha256Check(t, dl, "install-svc.sh"); err != nil {
+			t.Errorf("sha256sum -c install-svc.sh from the second replica: %v\n%s", err, out)
+		}
+		if script, _ := os.ReadFile(filepath.Join(dl, "install-svc.sh")); !strings.Contains(string(script), "\ndefault_site="+other+"\n") {
+			t.Errorf("install-svc.sh from %s does not default to it", other)
+		}
+		// Piped from curl, from the second replica.
 		dir := filepath.Dir(installed)
 		cmd := exec.CommandContext(t.Context(), "sh", "-c", `curl -fsSL "$1/developers/install-svc.sh" | sh -s -- --dir "$2"`, "sh", e.replicas[1].URL, dir)
 		out, err := cmd.CombinedOutput()
@@ -279,7 +294,7 @@ func testDistribution(t *testing.T, e *env) {
 		}
 		install := func(dir string) string {
 			t.Helper()
-			cmd := exec.CommandContext(t.Context(), "sh", "-c", `curl -fsSL "$1/developers/install-svc.sh" | SVC_SITE_URL="$1" sh -s -- --dir "$2"`, "sh", badSite, dir)
+			cmd := exec.CommandContext(t.Context(), "sh", "-c", `curl -fsSL "$1/developers/install-svc.sh" | sh -s -- --dir "$2"`, "sh", badSite, dir)
 			out, err := cmd.CombinedOutput()
 			if err == nil {
 				t.Fatalf("install of a tampered archive succeeded:\n%s", out)

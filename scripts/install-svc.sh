@@ -9,8 +9,10 @@
 #   --dir DIR    directory for svc (default $SVC_INSTALL_DIR, else ~/.local/bin);
 #                --prefix is the same
 #   --version V  version to install (default: the newest in SHA256SUMS)
-#   SITE_URL     the site (default $SVC_SITE_URL, else the site this script
-#                was released for): https, or http to a loopback host only
+#   SITE_URL     the site (default $SVC_SITE_URL, else default_site below:
+#                the site that served this script, which writes itself
+#                there, or the one it was released for): https, or http to
+#                a loopback host only
 #
 # The SHA-256 check is an integrity check, not a signature: it proves that
 # the archive matches the checksum list served by the same site, which
@@ -19,7 +21,9 @@
 # when it fails.
 set -eu
 
-# The site this copy was released for (scripts/release-cli.sh sets it).
+# The site to install from: scripts/release-cli.sh writes the release's site
+# here, and svc-api rewrites this one line with its own site when it serves
+# the script (SHA256SUMS as served gives the hash of the rewritten script).
 default_site=https://adsnap.example
 
 usage() {
@@ -31,7 +35,7 @@ Downloads svc-cli-<version>-<os>-<arch>.tgz and SHA256SUMS from
 {site_url}/developers/, checks the archive's SHA-256, and only then installs svc.
   --dir DIR    directory for svc (default $SVC_INSTALL_DIR, else ~/.local/bin)
   --version V  version to install (default: the newest in SHA256SUMS)
-  SITE_URL     default $SVC_SITE_URL, else the site this script was released for
+  SITE_URL     default $SVC_SITE_URL, else the site this script came from
 The checksum is an integrity check, not a signature.
 USAGE
 }

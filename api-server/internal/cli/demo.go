@@ -84,7 +84,7 @@ rate limits are kept in process. Running it again refreshes the data and replace
 				if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
 					site := siteURL(c.Listen)
 					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at %s/developers/; install svc from it with\n"+
-						"  curl -fsSL %[2]s/developers/install-svc.sh | SVC_SITE_URL=%[2]s sh -s -- --dir \"$HOME/.local/bin\"\n",
+						"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
 						c.DownloadsDir, site)
 				}
 			}

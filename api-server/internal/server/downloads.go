@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -49,8 +50,9 @@ func validDownloadName(name string) bool {
 }
 
 // listDownloads returns the regular files of the directory, sorted, with
-// their sizes and SHA-256. Directories, symbolic links and dotfiles are left out.
-func (s *Server) listDownloads() ([]download, error) {
+// their sizes and SHA-256 as served to site (see renderScript).
+// Directories, symbolic links and dotfiles are left out.
+func (s *Server) listDownloads(site string) ([]download, error) {
 	root, err := os.OpenRoot(s.downloads)
 	if err != nil {
 		return nil, err
@@ -74,6 +76,15 @@ func (s *Server) listDownloads() ([]download, error) {
 		if err != nil {
 			continue
 		}
+		if e.Name() == installScript {
+			data, err := readScript(root, site)
+			if err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256(data)
+			out = append(out, download{Name: e.Name(), Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+			continue
+		}
 		sum, err := s.fileHash(root, e.Name(), info)
 		if err != nil {
 			return nil, err
@@ -82,6 +93,47 @@ func (s *Server) listDownloads() ([]download, error) {
 	}
 	slices.SortFunc(out, func(a, b download) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// installScript is the install script of the release (scripts/install-svc.sh).
+const installScript = "install-svc.sh"
+
+// defaultSiteLine is the line of the install script naming the site it
+// installs from when run piped (`curl … | sh`), with nothing on its command
+// line: release-cli writes the release's SITE_URL there.
+var defaultSiteLine = regexp.MustCompile(`(?m)^default_site=.*$`)
+
+// servableSite admits the site URLs written into the install script: no
+// quote, space or shell metacharacter can get through.
+var servableSite = regexp.MustCompile(`^https?://[][A-Za-z0-9.:-]+(/[A-Za-z0-9._~/-]*)?$`)
+
+// readScript returns the install script as served to site: its default_site
+// line names the site it is downloaded from, so that
+// `curl -fsSL {site}/developers/install-svc.sh | sh` installs from that site
+// even when the release was built for another (one release served by several
+// deployments, or the demo serving dist/ on 127.0.0.1). SHA256SUMS and the
+// index give the hash of these bytes. Unchanged when site is not a plain URL.
+func readScript(root *os.Root, site string) ([]byte, error) {
+	f, err := root.Open(installScript)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if !servableSite.MatchString(site) {
+		return data, nil
+	}
+	first := true
+	return defaultSiteLine.ReplaceAllFunc(data, func(line []byte) []byte {
+		if !first {
+			return line
+		}
+		first = false
+		return []byte("default_site=" + site)
+	}), nil
 }
 
 func (s *Server) fileHash(root *os.Root, name string, info os.FileInfo) (string, error) {
@@ -265,16 +317,25 @@ grep " {{.Name}}$" SHA256SUMS | sha256sum -c -</code></pre>
 `))
 
 func (s *Server) downloadsIndex(c *gin.Context) {
-	files, err := s.listDownloads()
+	site := s.siteFor(c.Request)
+	files, err := s.listDownloads(site)
 	if err != nil {
 		s.log.ErrorContext(c.Request.Context(), "downloads", "error", err.Error())
 		s.fail(c, http.StatusServiceUnavailable, "downloads are unavailable")
 		return
 	}
+	// SHA256SUMS as served (the install script's line may differ from the file's).
+	for i, f := range files {
+		if f.Name == sumsName {
+			body := s.sumsBody(files)
+			sum := sha256.Sum256([]byte(body))
+			files[i].Size, files[i].SHA256 = int64(len(body)), hex.EncodeToString(sum[:])
+		}
+	}
 	c.Header("Content-Security-Policy", "default-src 'none'")
 	c.Status(http.StatusOK)
 	c.Header("Content-Type", "text/html; charset=utf-8")
-	_ = indexPage.Execute(c.Writer, newIndexData(s.siteFor(c.Request), files))
+	_ = indexPage.Execute(c.Writer, newIndexData(site, files))
 }
 
 func (s *Server) downloadFile(c *gin.Context) {
@@ -298,12 +359,27 @@ func (s *Server) downloadFile(c *gin.Context) {
 		s.fail(c, http.StatusNotFound, "no such download")
 		return
 	}
-	f, err := root.Open(name)
-	if err != nil {
-		s.fail(c, http.StatusNotFound, "no such download")
+	var content io.ReadSeeker
+	switch name {
+	case installScript:
+		data, err := readScript(root, s.siteFor(c.Request))
+		if err != nil {
+			s.fail(c, http.StatusNotFound, "no such download")
+			return
+		}
+		content = bytes.NewReader(data)
+	case sumsName:
+		s.sums(c)
 		return
+	default:
+		f, err := root.Open(name)
+		if err != nil {
+			s.fail(c, http.StatusNotFound, "no such download")
+			return
+		}
+		defer f.Close()
+		content = f
 	}
-	defer f.Close()
 	ct := "application/octet-stream"
 	switch {
 	case strings.HasSuffix(name, ".tgz"), strings.HasSuffix(name, ".tar.gz"):
@@ -316,19 +392,62 @@ func (s *Server) downloadFile(c *gin.Context) {
 		ct = "text/plain; charset=utf-8"
 	}
 	c.Header("Content-Type", ct)
-	http.ServeContent(c.Writer, c.Request, name, info.ModTime(), f)
+	http.ServeContent(c.Writer, c.Request, name, info.ModTime(), content)
 }
 
-// sums writes SHA256SUMS in the format sha256sum -c reads.
+// sums writes SHA256SUMS in the format sha256sum -c reads: the release's
+// own file when the directory holds one, with the install script's line
+// giving the hash of the script as served (readScript); computed from the
+// files otherwise.
 func (s *Server) sums(c *gin.Context) {
-	files, err := s.listDownloads()
+	files, err := s.listDownloads(s.siteFor(c.Request))
 	if err != nil {
 		s.fail(c, http.StatusServiceUnavailable, "downloads are unavailable")
 		return
 	}
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(s.sumsBody(files)))
+}
+
+// sumsBody is the SHA256SUMS served beside files (see sums).
+func (s *Server) sumsBody(files []download) string {
 	var b strings.Builder
-	for _, f := range files {
-		fmt.Fprintf(&b, "%s  %s\n", f.SHA256, f.Name)
+	if release, ok := s.releaseSums(); ok {
+		for line := range strings.Lines(release) {
+			if sum, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "  "); ok && name == installScript && len(sum) == 64 {
+				for _, f := range files {
+					if f.Name == installScript {
+						line = f.SHA256 + "  " + installScript + "\n"
+					}
+				}
+			}
+			b.WriteString(line)
+		}
+	} else {
+		for _, f := range files {
+			if f.Name != sumsName {
+				fmt.Fprintf(&b, "%s  %s\n", f.SHA256, f.Name)
+			}
+		}
 	}
-	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+	return b.String()
+}
+
+// releaseSums returns the SHA256SUMS file of the directory, if it has one.
+func (s *Server) releaseSums() (string, bool) {
+	root, err := os.OpenRoot(s.downloads)
+	if err != nil {
+		return "", false
+	}
+	defer root.Close()
+	info, err := root.Lstat(sumsName)
+	if err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	f, err := root.Open(sumsName)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	return string(data), err == nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,6 +166,80 @@ func TestDownloadsIndex(t *testing.T) {
 	if w := (&env{t: t, h: h}).get("/developers/", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `href="notes.txt"`) ||
 		strings.Contains(w.Body.String(), "npm install") || strings.Contains(w.Body.String(), "go install") {
 		t.Errorf("index without a release: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// TestDownloadsInstallScript checks that the install script is served with
+// the serving site as its default, and that SHA256SUMS and the index give
+// the hash of what is served.
+func TestDownloadsInstallScript(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\nset -eu\ndefault_site=https://adsnap.example\necho \"$default_site\"\n"
+	archive := "an archive"
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(sum[:])
+	}
+	release := hash(script) + "  install-svc.sh\n" + hash(archive) + "  svc-cli-1.0.0-linux-amd64.tgz\n"
+	for name, data := range map[string]string{"install-svc.sh": script, "svc-cli-1.0.0-linux-amd64.tgz": archive, "SHA256SUMS": release} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := dbtest.SQLite(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(t.Context(), b.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ks := keys.New(b.DB)
+	defer ks.Close()
+	for _, tc := range []struct{ configured, host, site string }{
+		{"https://dl.example", "", "https://dl.example"},
+		{"", "127.0.0.1:18080", "http://127.0.0.1:18080"},        // the demo: the address the request came to
+		{"https://adsnap.example", "", "https://adsnap.example"}, // the release's own site: unchanged
+		{"", `evil.example";rm -rf /;"`, ""},                     // not a plain URL: the file as it is
+	} {
+		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(path string) string {
+			t.Helper()
+			r := httptest.NewRequest(http.MethodGet, path, nil)
+			if tc.host != "" {
+				r.Host = tc.host
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != 200 {
+				t.Fatalf("%s: %d %s", path, w.Code, w.Body.String())
+			}
+			return w.Body.String()
+		}
+		want := script
+		if tc.site != "" {
+			want = strings.Replace(script, "default_site=https://adsnap.example", "default_site="+tc.site, 1)
+		}
+		if got := get("/developers/install-svc.sh"); got != want {
+			t.Errorf("site %q host %q: script\n%s\nwant\n%s", tc.configured, tc.host, got, want)
+		}
+		sums := get("/developers/SHA256SUMS")
+		if wantSums := hash(want) + "  install-svc.sh\n" + hash(archive) + "  svc-cli-1.0.0-linux-amd64.tgz\n"; sums != wantSums {
+			t.Errorf("site %q host %q: SHA256SUMS\n%s\nwant\n%s", tc.configured, tc.host, sums, wantSums)
+		}
+		page := get("/developers/")
+		for _, row := range []string{
+			fmt.Sprintf(`<a href="install-svc.sh">install-svc.sh</a></td><td>%d</td><td><code>%s</code>`, len(want), hash(want)),
+			fmt.Sprintf(`<a href="SHA256SUMS">SHA256SUMS</a></td><td>%d</td><td><code>%s</code>`, len(sums), hash(sums)),
+		} {
+			if !strings.Contains(page, row) {
+				t.Errorf("site %q host %q: index lacks %s", tc.configured, tc.host, row)
+			}
+		}
 	}
 }
 
