@@ -351,6 +351,7 @@ func (s *Server) protect(c *gin.Context) {
 		return
 	}
 	st.principal = p
+	c.Header(KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
 	// 5. per-key and per-organization.
 	st.nLimits = 3
 	if !s.allowed(c, st, st.limits[1:3]) {

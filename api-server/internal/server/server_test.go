@@ -793,3 +793,25 @@ func TestAdmission(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyExpiryHeader: every response to a request whose key was recognised
+// carries the key's expiry (RFC 3339, UTC); others do not.
+func TestKeyExpiryHeader(t *testing.T) {
+	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
+		e := newEnv(t, b, opts{})
+		var expires time.Time
+		if err := e.db.NewSelect().Table("developer_keys").Column("expires_at").Where("id = ?", e.allID).Scan(t.Context(), &expires); err != nil {
+			t.Fatal(err)
+		}
+		want := expires.UTC().Format(time.RFC3339)
+		for _, path := range []string{"/accounts", "/insights?limit=0", "/campaigns?accountId=nope"} {
+			w := e.get(base+path, e.all)
+			if got := w.Header().Get(server.KeyExpiresHeader); got != want {
+				t.Errorf("GET %s (%d): %s = %q, want %q", path, w.Code, server.KeyExpiresHeader, got, want)
+			}
+		}
+		if got := e.get(base+"/accounts", "").Header().Get(server.KeyExpiresHeader); got != "" {
+			t.Errorf("without a key: %s = %q, want none", server.KeyExpiresHeader, got)
+		}
+	})
+}
