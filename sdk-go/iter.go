@@ -319,6 +319,13 @@ func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.
 				return // the whole range is read
 			case r.overflow:
 				if o.AccountID != "" {
+					// No split is left: yield what was read of the day (the
+					// first rows in the documented order), then fail.
+					for _, row := range r.held {
+						if !w.emit(row) {
+							return
+						}
+					}
 					w.incomplete(fmt.Sprintf("account %s has more insight rows on %s than the offset limit (%d) lets a listing reach",
 						o.AccountID, r.day, MaxOffset), nil)
 					return
@@ -341,10 +348,11 @@ func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.
 
 // windowResult is how one date window of insights ended.
 type windowResult struct {
-	capped    bool   // stopped at the offset limit
-	overflow  bool   // day alone passes the limit
-	day       Date   // the day being read when it stopped
-	firstHeld string // id of the first row held back of day
+	capped    bool      // stopped at the offset limit
+	overflow  bool      // day alone passes the limit
+	day       Date      // the day being read when it stopped
+	firstHeld string    // id of the first row held back of day
+	held      []Insight // the rows of day held back
 }
 
 // insightWindow reads one date window. Rows of the day being read are held
@@ -412,7 +420,7 @@ func insightWindow(ctx context.Context, w *walk[Insight], win InsightListOptions
 			}
 			return windowResult{}, release()
 		}
-		r := windowResult{capped: true, day: day}
+		r := windowResult{capped: true, day: day, held: held}
 		switch {
 		case !released && startOffset == 0:
 			// Every row this window reached is of day: no narrower date
