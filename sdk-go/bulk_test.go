@@ -155,11 +155,11 @@ func TestInsightsAllSplitsTheDateRangePastTheOffsetLimit(t *testing.T) {
 	t.Parallel()
 	to := DateOf(testToday)
 	f := &fakeAPI{t: t}
-	// 30 days, 25,000 rows: about 833 a day over two accounts, so a single
-	// listing stops at 10,100 rows, in the middle of a day, twice.
+	// 30 days, 12,315 rows: about 410 a day over two accounts, so a single
+	// listing stops at 10,100 rows, in the middle of a day.
 	for d := range 30 {
 		for _, acc := range []string{"acc_a", "acc_b"} {
-			f.insights = append(f.insights, insightsOn(acc, to.AddDays(-d), 25000/60+d%2)...)
+			f.insights = append(f.insights, insightsOn(acc, to.AddDays(-d), 205+d%2)...)
 		}
 	}
 	c, _ := newServer(t, f.handler)

@@ -1,6 +1,7 @@
 package svc
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -69,6 +70,33 @@ func WithHooks(h Hooks) Option {
 	return func(c *config) error {
 		c.hooks = h
 		return nil
+	}
+}
+
+type hooksKey struct{}
+
+// ContextWithHooks returns a context whose requests also call h, after the
+// client's own hooks (WithHooks): for the progress or the metadata of one
+// operation, such as one All iteration, on a client shared by several.
+func ContextWithHooks(ctx context.Context, h Hooks) context.Context {
+	return context.WithValue(ctx, hooksKey{}, h)
+}
+
+func (c *Client) notifyWait(ctx context.Context, w Wait) {
+	if c.cfg.hooks.OnWait != nil {
+		c.cfg.hooks.OnWait(w)
+	}
+	if h, ok := ctx.Value(hooksKey{}).(Hooks); ok && h.OnWait != nil {
+		h.OnWait(w)
+	}
+}
+
+func (c *Client) notifyResponse(ctx context.Context, r *Response) {
+	if c.cfg.hooks.OnResponse != nil {
+		c.cfg.hooks.OnResponse(r)
+	}
+	if h, ok := ctx.Value(hooksKey{}).(Hooks); ok && h.OnResponse != nil {
+		h.OnResponse(r)
 	}
 }
 

@@ -60,6 +60,7 @@ type config struct {
 	timeout    time.Duration
 	userAgent  string
 	maxRetries int
+	retriesSet bool
 	now        func() time.Time
 	jitter     func() time.Duration
 	retryBase  time.Duration
@@ -152,14 +153,31 @@ func WithUserAgentSuffix(suffix string) Option {
 // WithRetryOnRateLimit makes the client wait and retry, at most maxRetries
 // times per request, when the service answers 429. Each wait is the
 // Retry-After of the answer (60 s when absent) plus 0 to 5 s of random
-// jitter; it ends early, with an error, when the context is done. Retrying is
-// off by default: a 429 is returned at once as an [*APIError].
+// jitter; it ends early, with an error, when the context is done. Without
+// this option, List returns a 429 at once as an [*APIError], and the
+// iterators (All, Pages) wait and retry up to 3 times, going on from where
+// they were; WithRetryOnRateLimit(0) makes them fail at once too.
 func WithRetryOnRateLimit(maxRetries int) Option {
 	return func(c *config) error {
 		if maxRetries < 0 {
 			return fmt.Errorf("svc: WithRetryOnRateLimit: maxRetries must not be negative, not %d", maxRetries)
 		}
 		c.maxRetries = maxRetries
+		c.retriesSet = true
+		return nil
+	}
+}
+
+// WithRetryBackoff sets the first wait before retrying a request that
+// failed with a connection error or a 502, 503 or 504 answer (1 s by
+// default; it doubles at each try, with jitter, for at most MaxTries tries).
+// Zero turns these retries off.
+func WithRetryBackoff(first time.Duration) Option {
+	return func(c *config) error {
+		if first < 0 {
+			return fmt.Errorf("svc: WithRetryBackoff: the backoff must not be negative, not %s", first)
+		}
+		c.retryBase = first
 		return nil
 	}
 }
@@ -306,13 +324,13 @@ func (c *Client) get(ctx context.Context, endpoint string, query url.Values, out
 	u.RawQuery = query.Encode()
 	op := "GET " + endpoint
 	rateRetries := c.cfg.maxRetries
-	if bulk {
+	if bulk && !c.cfg.retriesSet {
 		rateRetries = max(rateRetries, bulkRateLimitRetries)
 	}
 	limited, tries := 0, 0
 	for {
 		if d := c.pacer.reserve(time.Now()); d > 0 {
-			c.notifyWait(Wait{Endpoint: op, Duration: d, Reason: WaitPacing})
+			c.notifyWait(ctx, Wait{Endpoint: op, Duration: d, Reason: WaitPacing})
 			if err := sleep(ctx, d); err != nil {
 				return nil, fmt.Errorf("svc: %s: waiting for the rate limit: %w", op, err)
 			}
@@ -335,8 +353,8 @@ func (c *Client) get(ctx context.Context, endpoint string, query url.Values, out
 			limited++
 			tries-- // a 429 is not a failed try
 			wait = apiErr.RetryAfter + c.cfg.jitter()
-			c.notifyWait(Wait{Endpoint: op, Duration: wait, Reason: WaitRateLimited, Err: err})
-		case transient && tries < MaxTries:
+			c.notifyWait(ctx, Wait{Endpoint: op, Duration: wait, Reason: WaitRateLimited, Err: err})
+		case transient && tries < MaxTries && c.cfg.retryBase > 0:
 			// Full jitter over an exponential ceiling (retryBase, 2×, 4×…),
 			// or the answer's Retry-After when it is longer and reasonable.
 			ceiling := c.cfg.retryBase << (tries - 1)
@@ -344,19 +362,13 @@ func (c *Client) get(ctx context.Context, endpoint string, query url.Values, out
 			if isAPI && apiErr.RetryAfter > wait && apiErr.RetryAfter <= maxRetryAfterOnFailure {
 				wait = apiErr.RetryAfter
 			}
-			c.notifyWait(Wait{Endpoint: op, Duration: wait, Reason: WaitRetry, Err: err})
+			c.notifyWait(ctx, Wait{Endpoint: op, Duration: wait, Reason: WaitRetry, Err: err})
 		default:
 			return nil, err
 		}
 		if werr := sleep(ctx, wait); werr != nil {
 			return nil, fmt.Errorf("%w; stopped waiting to retry: %w", err, werr)
 		}
-	}
-}
-
-func (c *Client) notifyWait(w Wait) {
-	if c.cfg.hooks.OnWait != nil {
-		c.cfg.hooks.OnWait(w)
 	}
 }
 
@@ -393,8 +405,8 @@ func (c *Client) do(parent context.Context, op, rawURL string, out any) (resp *R
 	}
 	defer hresp.Body.Close()
 	resp = newResponse(hresp, c.cfg.key())
-	if c.cfg.hooks.OnResponse != nil && (hresp.StatusCode < 200 || hresp.StatusCode >= 300) {
-		c.cfg.hooks.OnResponse(resp)
+	if hresp.StatusCode < 200 || hresp.StatusCode >= 300 {
+		c.notifyResponse(parent, resp)
 	}
 
 	switch {
@@ -431,9 +443,7 @@ func (c *Client) do(parent context.Context, op, rawURL string, out any) (resp *R
 	if m, ok := out.(interface{ meta() *Meta }); ok {
 		resp.Meta = m.meta()
 	}
-	if c.cfg.hooks.OnResponse != nil {
-		c.cfg.hooks.OnResponse(resp)
-	}
+	c.notifyResponse(parent, resp)
 	return resp, false, nil
 }
 
