@@ -13,9 +13,11 @@ func (s *AccountsService) List(ctx context.Context, opts *AccountListOptions) (*
 	return list[Account](ctx, s.client, "/accounts", copyOrZero(opts), false)
 }
 
-// All iterates over every ad account, requesting page after page. It yields
-// an error once and stops, including when the snapshot moves between pages
-// ([ErrSnapshotMoved]). API: GET /accounts.
+// All iterates over every ad account, 100 a page unless opts.Limit says
+// otherwise. No filter splits accounts, so an organization with more than
+// 10,100 accounts (far more than any has) gets [ErrIncomplete] after the
+// first 10,100. It yields an error once and stops, including when the
+// snapshot moves between pages ([ErrSnapshotMoved]). API: GET /accounts.
 func (s *AccountsService) All(ctx context.Context, opts *AccountListOptions) iter.Seq2[Account, error] {
 	return allAccounts(ctx, s.client, opts)
 }
