@@ -212,6 +212,25 @@ func testBulkReads(t *testing.T, e *env) {
 		if env.Meta.NextOffset != nil || !strings.Contains(env.Meta.Note, "More rows exist beyond the offset limit") || !strings.Contains(env.Meta.Note, "narrower date range") {
 			t.Errorf("meta at the offset limit: nextOffset %v, note %q", env.Meta.NextOffset, env.Meta.Note)
 		}
+		// Through the SDK: the request id, every bucket's remaining quota and
+		// the key's expiry.
+		c, err := svc.NewClient(svc.WithAPIKey(key), svc.WithSiteURL(base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := c.Accounts.List(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := page.Response
+		if r.RequestID == "" || len(r.RateLimits) != 3 || r.KeyExpiresAt.IsZero() {
+			t.Errorf("Response %+v: want a request id, three buckets and the key's expiry", r)
+		}
+		for _, b := range r.RateLimits {
+			if b.Remaining < 0 || b.Quota <= 0 || b.Window != time.Minute {
+				t.Errorf("bucket %+v: want its quota, window and remaining requests", b)
+			}
+		}
 		exp, err := time.Parse(time.RFC3339, resp.Header.Get(svc.KeyExpiresHeader))
 		if err != nil || exp.Sub(time.Now()) < 29*24*time.Hour || exp.Sub(time.Now()) > 31*24*time.Hour {
 			t.Errorf("%s = %q, want the key's expiry in 30 days", svc.KeyExpiresHeader, resp.Header.Get(svc.KeyExpiresHeader))
