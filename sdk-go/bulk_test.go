@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,18 +96,35 @@ func (f *fakeAPI) handler(w http.ResponseWriter, r *http.Request) {
 	if n := offset + len(page); more && n <= MaxOffset {
 		next = &n
 	}
-	data := make([]map[string]any, len(page))
+	var b strings.Builder
+	b.WriteString(`{"data":[`)
 	for i, x := range page {
-		data[i] = map[string]any{"id": x.ID, "platformAdAccountId": x.Account}
-		if r.URL.Path == "/insights" {
-			data[i]["date"] = x.Day
+		if i > 0 {
+			b.WriteByte(',')
 		}
+		b.WriteString(`{"id":"` + x.ID + `","platformAdAccountId":"` + x.Account + `"`)
+		if r.URL.Path == "/insights" {
+			b.WriteString(`,"date":"` + x.Day + `"`)
+		}
+		b.WriteByte('}')
 	}
+	nextJSON, _ := json.Marshal(next)
+	fmt.Fprintf(&b, `],"meta":{"source":"stored_snapshot","limit":%d,"offset":%d,"nextOffset":%s,"returned":%d,"dataAsOf":"2026-11-20T06:00:00Z"}}`,
+		limit, offset, nextJSON, len(page))
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"data": data, "meta": map[string]any{
-		"source": "stored_snapshot", "limit": limit, "offset": offset, "nextOffset": next,
-		"returned": len(page), "dataAsOf": "2026-11-20T06:00:00Z",
-	}})
+	io.WriteString(w, b.String())
+}
+
+// client returns a client whose requests f answers in memory (no network,
+// so that tests reading tens of thousands of rows stay fast).
+func (f *fakeAPI) client(t *testing.T) *Client {
+	return newFakeClient(t, func(r *http.Request) (*http.Response, error) {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = strings.TrimPrefix(r.URL.Path, APIPath)
+		rec := httptest.NewRecorder()
+		f.handler(rec, r2)
+		return response(r, rec.Code, rec.Header(), rec.Body.String()), nil
+	}, withRetryBase(time.Millisecond))
 }
 
 // insightsOn returns n insight rows of account acc on day d.
@@ -162,7 +181,7 @@ func TestInsightsAllSplitsTheDateRangePastTheOffsetLimit(t *testing.T) {
 			f.insights = append(f.insights, insightsOn(acc, to.AddDays(-d), 205+d%2)...)
 		}
 	}
-	c, _ := newServer(t, f.handler)
+	c := f.client(t)
 	got, errs := collect(c.Insights.All(t.Context(), nil), insightID)
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
@@ -190,7 +209,7 @@ func TestInsightsAllReadsADayPastTheLimitAccountByAccount(t *testing.T) {
 	f.insights = append(f.insights, insightsOn("acc_a", day, 6000)...)
 	f.insights = append(f.insights, insightsOn("acc_b", day, 5000)...)
 	f.insights = append(f.insights, insightsOn("acc_c", day.AddDays(-1), 70)...)
-	c, _ := newServer(t, f.handler)
+	c := f.client(t)
 	got, errs := collect(c.Insights.All(t.Context(), nil), insightID)
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
@@ -213,7 +232,7 @@ func TestInsightsAllIncompleteForOneAccountDayPastTheLimit(t *testing.T) {
 	f := &fakeAPI{t: t, accounts: []fakeRow{{ID: "acc_a"}}}
 	f.insights = append(f.insights, insightsOn("acc_a", day.AddDays(1), 30)...)
 	f.insights = append(f.insights, insightsOn("acc_a", day, MaxOffset+MaxLimit+1)...)
-	c, _ := newServer(t, f.handler)
+	c := f.client(t)
 	for _, opts := range []*InsightListOptions{nil, {ListOptions: ListOptions{AccountID: "acc_a"}}} {
 		got, errs := collect(c.Insights.All(t.Context(), opts), insightID)
 		if len(errs) != 1 || !errors.Is(errs[0], ErrIncomplete) {
@@ -250,7 +269,7 @@ func TestCampaignsAllListsPerAccountPastTheLimit(t *testing.T) {
 		f.campaigns = append(f.campaigns, rows...)
 		want = append(want, wantOrder(rows, false)...)
 	}
-	c, _ := newServer(t, f.handler)
+	c := f.client(t)
 	got, errs := collect(c.Campaigns.All(t.Context(), nil), campaignID)
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
@@ -261,7 +280,7 @@ func TestCampaignsAllListsPerAccountPastTheLimit(t *testing.T) {
 
 	// Below the limit: one listing in id order, after one probe.
 	small := &fakeAPI{t: t, campaigns: f.campaigns[:250]}
-	c2, _ := newServer(t, small.handler)
+	c2 := small.client(t)
 	got, errs = collect(c2.Campaigns.All(t.Context(), nil), campaignID)
 	if len(errs) > 0 || !slices.Equal(got, wantOrder(small.campaigns, false)) {
 		t.Errorf("small listing: %d rows, errors %v", len(got), errs)
@@ -278,7 +297,7 @@ func TestCampaignsAndAccountsIncompleteWhenNoSplitHelps(t *testing.T) {
 		f.accounts = append(f.accounts, fakeRow{ID: fmt.Sprintf("acc_%05d", i)})
 		f.campaigns = append(f.campaigns, fakeRow{ID: fmt.Sprintf("cmp_%05d", i), Account: "acc_00000"})
 	}
-	c, _ := newServer(t, f.handler)
+	c := f.client(t)
 	accounts, errs := collect(c.Accounts.All(t.Context(), nil), accountID)
 	if inc, ok := errors.AsType[*IncompleteError](errors.Join(errs...)); !ok || inc.Rows != MaxOffset+MaxLimit || len(accounts) != inc.Rows {
 		t.Errorf("accounts: %d rows, errors %v; want ErrIncomplete after 10100", len(accounts), errs)
