@@ -82,7 +82,6 @@ func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f ou
 		if err := w.Row(row); err != nil {
 			return err
 		}
-		prog.Row()
 	}
 	prog.Done()
 	if err := w.Begin(prog.Meta()); err != nil {

@@ -60,10 +60,6 @@ func (p *Progress) Start(streaming bool) {
 	p.redraw = p.ios.IsStderrTTY() && !p.quiet && !(streaming && p.ios.IsStdoutTTY())
 }
 
-// Row counts one row printed (the progress line counts the rows
-// received, page by page).
-func (p *Progress) Row() {}
-
 // Meta returns the meta of the first page read (zero if none).
 func (p *Progress) Meta() svc.Meta {
 	p.mu.Lock()

@@ -123,7 +123,6 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 		}
 		totals.Add(row)
 		rows++
-		prog.Row()
 	}
 	prog.Done()
 	if err := output.Print(opts.IO, opts.Format, prog.Meta(), totals.Summaries(), SummarySpec); err != nil {
