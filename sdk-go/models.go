@@ -14,6 +14,14 @@ import (
 type Page[T any] struct {
 	Data []T  `json:"data"`
 	Meta Meta `json:"meta"`
+	// Response is the metadata of the HTTP answer: request id, rate-limit
+	// buckets, the key's expiry.
+	Response *Response `json:"-"`
+}
+
+func (p *Page[T]) meta() *Meta {
+	m := p.Meta
+	return &m
 }
 
 // AccountPage is one page of ad accounts. API: GET /accounts.

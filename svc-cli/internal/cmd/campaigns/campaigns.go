@@ -58,15 +58,22 @@ snapshot that may be stale; the first line of output says how fresh it is.`,
 }
 
 func campaignsRun(ctx context.Context, opts *CampaignsOptions) error {
-	client, err := opts.Client(opts.List.ClientOptions())
+	prog := listing.NewProgress(opts.IO, opts.List.Quiet)
+	co := opts.List.ClientOptions()
+	co.Hooks = prog.Hooks()
+	client, err := opts.Client(co)
 	if err != nil {
 		return err
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
-	return listing.Run(ctx, opts.IO, req, opts.Format, Spec,
-		func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.CampaignPage, error] {
-			return client.Campaigns.Pages(ctx, &svc.CampaignListOptions{ListOptions: lo})
-		})
+	return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, listing.Source[svc.Campaign]{
+		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
+			return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
+		},
+		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Campaign, error] {
+			return client.Campaigns.All(ctx, &svc.CampaignListOptions{ListOptions: lo})
+		},
+	})
 }
 
 // Spec is how campaigns are printed.
