@@ -81,3 +81,20 @@ func validBody(b string) bool {
 func isBase62(c byte) bool {
 	return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
 }
+
+// URLHoldsKey reports whether any reading of s (the raw text, decoded once,
+// twice, …, as Inspect reads a query) is key-shaped, or s is encoded past
+// every reading Inspect makes.
+func URLHoldsKey(s string) bool {
+	for range maxDecodes {
+		if KeyShaped(s) {
+			return true
+		}
+		d := lenientUnescape(s)
+		if d == s {
+			return false
+		}
+		s = d
+	}
+	return true
+}

@@ -196,8 +196,31 @@ var credentialNames = []string{"key", "api_key", "apikey", "access_token", "acce
 // orgNames are query parameter names that try to choose the organization.
 var orgNames = []string{"organizationid", "orgid", "organization_id", "org_id", "org", "organization"}
 
-// OrgHeaders are request headers that try to choose the organization.
-var OrgHeaders = []string{"X-Organization-Id", "X-Org-Id", "X-Organization"}
+// OrgHeader returns the name of a request header that tries to choose the
+// organization or tenant ("X-Organization-Id", "Organization-Id",
+// "X-Org-Id", "X-Tenant-Id", "Tenant", …), or "" if there is none: any
+// header whose name holds "organization", "organisation" or "tenant", or
+// "org" as a word between dashes or underscores.
+func OrgHeader(h map[string][]string) string {
+	for name := range h {
+		if containsFold(name, "organization") || containsFold(name, "organisation") || containsFold(name, "tenant") || hasWordFold(name, "org") {
+			return name
+		}
+	}
+	return ""
+}
+
+// hasWordFold reports whether w appears in name delimited by the ends, '-' or '_'.
+func hasWordFold(name, w string) bool {
+	for i := 0; i+len(w) <= len(name); i++ {
+		if (i == 0 || name[i-1] == '-' || name[i-1] == '_') &&
+			(i+len(w) == len(name) || name[i+len(w)] == '-' || name[i+len(w)] == '_') &&
+			strings.EqualFold(name[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
 
 // KeyMarker is the prefix of every developer key; a query value holding it
 // is a credential whatever its parameter's name.

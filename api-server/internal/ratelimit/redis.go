@@ -3,7 +3,9 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -193,3 +195,33 @@ func (r *Redis) Ping(ctx context.Context) error {
 
 // Close implements Limiter.
 func (r *Redis) Close() error { return r.rdb.Close() }
+
+// SetLogger sends go-redis's own log lines (pool and dial failures) to log
+// at warn level, as JSON like every other line, instead of go-redis's
+// plain-text default, and at most one a second (with the number of lines
+// held back): a Redis outage must not flood the logs. go-redis has one
+// logger per process.
+func SetLogger(log *slog.Logger) {
+	redis.SetLogger(&slogAdapter{log: log})
+}
+
+type slogAdapter struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	last time.Time
+	held int
+}
+
+func (a *slogAdapter) Printf(ctx context.Context, format string, v ...any) {
+	a.mu.Lock()
+	now := time.Now()
+	if now.Sub(a.last) < time.Second {
+		a.held++
+		a.mu.Unlock()
+		return
+	}
+	held := a.held
+	a.last, a.held = now, 0
+	a.mu.Unlock()
+	a.log.WarnContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...), "held_back", held)
+}
