@@ -238,3 +238,67 @@ func FuzzInspect(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGuard: the request guard (ScreenURL for every path, GuardAPI for the
+// API's, AcceptRequestID) with fuzzed query strings, paths and headers.
+// Properties: a real key embedded in the path or the query in any encoding
+// (plain, bare, upper-case prefix, percent-encoded once or twice, after an
+// invalid escape, after ';') is refused as a credential, so it never
+// reaches the key lookup; whatever the guard lets through holds no
+// key-shaped value in any reading of the URL, one Authorization header at
+// most and no header naming an organization; an accepted X-Request-Id is
+// short, plain and not key-shaped.
+func FuzzGuard(f *testing.F) {
+	for _, s := range []string{"", "limit=5", "limit=5%", "a=%zz", "x=1;y=2", "orgId=1", "from=2026-01-01"} {
+		f.Add(s, "", "X-Request-Id", "abc", uint8(0))
+		f.Add(s, "&limit=1", "X-Tenant-Id", "t", uint8(3))
+		f.Add(s, "", "Authorization", "Bearer x", uint8(7))
+	}
+	key := testKey(f)
+	body := key[len(KeyMarker):]
+	f.Fuzz(func(t *testing.T, before, after, hname, hvalue string, enc uint8) {
+		embed := enc%8 != 7 // 7: only the fuzzed parts
+		k := key
+		switch enc % 8 {
+		case 1:
+			k = body
+		case 2:
+			k = strings.ToUpper(KeyMarker) + body
+		case 3:
+			k = strings.ReplaceAll(k, "_", "%5F")
+		case 4:
+			k = strings.ReplaceAll(url.QueryEscape(url.QueryEscape(k)), "_", "%255F")
+		case 5:
+			k = "%" + k
+		}
+		path, q := "/api/v1/developer/accounts", before
+		switch {
+		case embed && enc%8 == 6:
+			path += "/" + k
+		case embed:
+			q = before + ";note=" + k + after
+		}
+		uri := path
+		if q != "" {
+			uri += "?" + q
+		}
+		header := map[string][]string{"Authorization": {"Bearer " + key}}
+		header[hname] = append(header[hname], hvalue)
+		screened := ScreenURL(uri)
+		guarded, _ := GuardAPI(q, header)
+		if embed && screened != CredentialInURL && guarded != CredentialInQuery {
+			t.Fatalf("a key in %q got past the guard (%q, %q)", uri, screened, guarded)
+		}
+		if screened == None && guarded == None {
+			// What reaches the key lookup.
+			_, rawQuery, _ := strings.Cut(uri, "?")
+			if URLHoldsKey(path) || URLHoldsKey(rawQuery) || Inspect(rawQuery) != None ||
+				OrgHeader(header) != "" || len(header["Authorization"]) != 1 || strings.Contains(path, "%") {
+				t.Fatalf("%q with header %q passed the guard", uri, hname)
+			}
+		}
+		if AcceptRequestID(hvalue) && (KeyShaped(hvalue) || len(hvalue) > 64 || strings.ContainsAny(hvalue, " %/\\\"'<>")) {
+			t.Fatalf("X-Request-Id %q accepted", hvalue)
+		}
+	})
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -220,14 +219,12 @@ func state(c *gin.Context) *reqState {
 	return st
 }
 
-var reRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
 // begin gives the request its id.
 func (s *Server) begin(c *gin.Context) {
 	st := &reqState{start: time.Now()}
 	// A client's id is echoed and logged only when short, plain and not
 	// shaped like a key; otherwise the request gets an id of its own.
-	if id := c.GetHeader("X-Request-Id"); reRequestID.MatchString(id) && !query.KeyShaped(id) {
+	if id := c.GetHeader("X-Request-Id"); query.AcceptRequestID(id) {
 		st.id = id
 	} else {
 		var b [8]byte
@@ -249,18 +246,22 @@ func (s *Server) begin(c *gin.Context) {
 // "/api/v1/developer/%61ccounts" and "%2F" would otherwise reach an endpoint
 // under a name the guard and the log did not see).
 func (s *Server) screen(c *gin.Context) {
-	rawPath, rawQuery, _ := strings.Cut(c.Request.RequestURI, "?")
-	switch {
-	case headerBytes(c.Request) > MaxHeaderBytes:
+	if headerBytes(c.Request) > MaxHeaderBytes {
 		s.fail(c, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("the request's headers exceed %d bytes", MaxHeaderBytes))
 		return
-	case query.URLHoldsKey(rawPath) || query.URLHoldsKey(rawQuery):
+	}
+	uri := c.Request.RequestURI
+	if uri == "" { // a request made in process, not read from a client
+		uri = c.Request.URL.RequestURI()
+	}
+	switch query.ScreenURL(uri) {
+	case query.CredentialInURL:
 		state(c).redact = true
 		s.chargeIP(c)
 		s.fail(c, http.StatusBadRequest, []string{
 			"credentials must not be sent in the URL (path or query string); send the key only in the Authorization header (Bearer scheme)"})
 		return
-	case strings.IndexByte(rawPath, '%') >= 0:
+	case query.EncodedPath:
 		s.chargeIP(c)
 		s.fail(c, http.StatusBadRequest, []string{"percent-encoded characters are not accepted in the path"})
 		return
@@ -357,19 +358,16 @@ func (s *Server) accessLog(c *gin.Context) {
 // Requests it refuses still count against their IP's bucket (chargeIP).
 func (s *Server) guard(c *gin.Context) {
 	msg := ""
-	switch query.Inspect(c.Request.URL.RawQuery) {
+	switch r, header := query.GuardAPI(c.Request.URL.RawQuery, c.Request.Header); r {
 	case query.CredentialInQuery:
 		state(c).redact = true
 		msg = "credentials must not be sent in the query string; send the key only in the Authorization header (Bearer scheme)"
 	case query.OrgOverride:
 		msg = "the organization is taken from the API key and cannot be chosen in the query string"
-	}
-	if msg == "" {
-		if h := query.OrgHeader(c.Request.Header); h != "" {
-			msg = "the organization is taken from the API key and cannot be chosen with a header (" + h + ")"
-		} else if len(c.Request.Header["Authorization"]) > 1 {
-			msg = "send one Authorization header"
-		}
+	case query.OrgHeaderGiven:
+		msg = "the organization is taken from the API key and cannot be chosen with a header (" + header + ")"
+	case query.AmbiguousAuthorization:
+		msg = "send one Authorization header"
 	}
 	if msg != "" {
 		s.chargeIP(c)
