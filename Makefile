@@ -21,9 +21,10 @@ build:
 services:
 	@scripts/services.sh
 
-## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them)
+## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them), then each fuzz target for 10 s
 test: services
 	scripts/test.sh
+	scripts/fuzz.sh
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
 lint:
