@@ -103,6 +103,7 @@ type Server struct {
 	dbWait    time.Duration
 	ready     readiness
 	failures  onceASecond
+	breaker   breaker
 	policy    string
 	hsts      bool
 	openapi   []byte
@@ -420,6 +421,12 @@ func (s *Server) protect(c *gin.Context) {
 		s.allowed(c, st, st.limits[:1])
 		return
 	}
+	// The limit store has been failing: answer 503 at once, without the
+	// lookup or the store, except for one probe now and then.
+	if !s.breaker.allow(asked) {
+		s.handleError(c, errLimiterDown)
+		return
+	}
 	var (
 		p       *keys.Principal
 		authErr = keys.ErrUnauthenticated
@@ -438,9 +445,13 @@ func (s *Server) protect(c *gin.Context) {
 			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID})
 	}
 	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
+		if !clientGone(ctx) {
+			s.breaker.failed(s.now())
+		}
 		s.handleError(c, err)
 		return
 	}
+	s.breaker.succeeded()
 	// 3. per-IP.
 	st.nLimits = 1
 	if !s.allowed(c, st, st.limits[:1]) {
