@@ -131,6 +131,7 @@ type sample struct {
 	took    time.Duration
 	timeout bool
 	retry   string // Retry-After
+	body    string // of an answer other than 200
 }
 
 // loadRun is what a load saw.
@@ -178,7 +179,7 @@ func do(ctx context.Context, client *http.Client, url, key string) sample {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	start := time.Now()
-	resp, _, err := harness.Get(ctx, client, url, key)
+	resp, body, err := harness.Get(ctx, client, url, key)
 	s := sample{took: time.Since(start)}
 	if err != nil {
 		var ne net.Error
@@ -186,6 +187,9 @@ func do(ctx context.Context, client *http.Client, url, key string) sample {
 		return s
 	}
 	s.status, s.retry = resp.StatusCode, resp.Header.Get("Retry-After")
+	if s.status != http.StatusOK {
+		s.body = string(body)
+	}
 	return s
 }
 
@@ -306,7 +310,7 @@ func sequential(t *testing.T, client *http.Client, url, key string, n int) *load
 	for range n {
 		s := do(t.Context(), client, url, key)
 		if s.status != http.StatusOK {
-			t.Fatalf("GET %s: %d (time-out %v)", url, s.status, s.timeout)
+			t.Fatalf("GET %s: %d %s (time-out %v)", url, s.status, s.body, s.timeout)
 		}
 		run.samples = append(run.samples, s)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -106,7 +107,11 @@ func (o *onceASecond) recent(msg string, now time.Time) bool {
 // errLimiterDown: the breaker is open; the limit store was not asked.
 var errLimiterDown = fmt.Errorf("%w: failing, not asked (breaker open)", ratelimit.ErrUnavailable)
 
-// breaker makes a failing limit store cost a request nothing: after
+// errDatabaseDown: the database breaker is open; the database was not asked.
+var errDatabaseDown = errors.New("database failing, not asked (breaker open)")
+
+// breaker makes a failing dependency (the limit store, the database) cost
+// a request nothing: after
 // breakerTrip failures in a row, requests are refused at once (503) while
 // the last failure is less than breakerOpen old, except one probe every
 // breakerProbe, whose success closes it again. Without it every request

@@ -331,3 +331,29 @@ func TestLimiterBreaker(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestDatabaseBreaker: once the database has failed a few times in a row,
+// requests get 503 at once without a lookup, except a probe now and then;
+// a key that is merely unknown does not count as a failure.
+func TestDatabaseBreaker(t *testing.T) {
+	var lookups atomic.Int64
+	e := sqliteEnv(t, opts{lookups: &lookups})
+	for range 10 { // unknown keys are answers, not failures
+		if w := e.get(base+"/accounts", "svc_live_"+strings.Repeat("A", 43)); w.Code != http.StatusUnauthorized {
+			t.Fatalf("unknown key: %d", w.Code)
+		}
+	}
+	if w := e.get(base+"/accounts", e.all); w.Code != http.StatusOK {
+		t.Fatalf("after unknown keys: %d", w.Code)
+	}
+	e.db.Close()
+	before := lookups.Load()
+	for range 50 {
+		if w := e.get(base+"/accounts", e.all); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {
+			t.Fatalf("database closed: %d", w.Code)
+		}
+	}
+	if n := lookups.Load() - before; n > 6 {
+		t.Errorf("50 requests made %d key lookups on a failing database, want the breaker to stop after 3 (and a probe)", n)
+	}
+}

@@ -103,7 +103,8 @@ type Server struct {
 	dbWait    time.Duration
 	ready     readiness
 	failures  onceASecond
-	breaker   breaker
+	breaker   breaker // of the limit store
+	dbBreaker breaker // of the database
 	policy    string
 	hsts      bool
 	openapi   []byte
@@ -427,6 +428,11 @@ func (s *Server) protect(c *gin.Context) {
 		s.handleError(c, errLimiterDown)
 		return
 	}
+	// Likewise the database.
+	if !s.dbBreaker.allow(asked) {
+		s.handleError(c, errDatabaseDown)
+		return
+	}
 	var (
 		p       *keys.Principal
 		authErr = keys.ErrUnauthenticated
@@ -436,6 +442,7 @@ func (s *Server) protect(c *gin.Context) {
 		lctx, cancel := context.WithTimeout(ctx, s.dbWait)
 		p, authErr = s.keys.Lookup(lctx, strings.TrimSpace(presented))
 		cancel()
+		s.noteDatabase(ctx, authErr)
 	}
 	var checksBuf [3]ratelimit.Check
 	checks := append(checksBuf[:0], ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true})
@@ -614,6 +621,17 @@ func (s *Server) admit(c *gin.Context) {
 	}
 	defer s.gate.Release(1)
 	c.Next()
+}
+
+// noteDatabase tells the database breaker how a call ended: a failure
+// other than "no such key" (and not caused by the client leaving) counts.
+func (s *Server) noteDatabase(ctx context.Context, err error) {
+	switch {
+	case err == nil, errors.Is(err, keys.ErrUnauthenticated):
+		s.dbBreaker.succeeded()
+	case !clientGone(ctx):
+		s.dbBreaker.failed(s.now())
+	}
 }
 
 // dbContext bounds one database call of a request by the database deadline.
