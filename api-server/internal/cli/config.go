@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,6 +40,10 @@ type config struct {
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration
+
+	// mount, if set, wraps the API's handler (svc-api demo adds its
+	// settings pages); never set from a flag.
+	mount func(api http.Handler) (http.Handler, error)
 }
 
 // envErrors collects environment variables that do not parse.
