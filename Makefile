@@ -63,10 +63,11 @@ tidy:
 services:
 	@scripts/services.sh
 
-## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test)
+## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test), then each fuzz target for 10 s
 test: services dev-proxy
 	scripts/test-deps.sh
 	scripts/test.sh
+	scripts/fuzz.sh
 	@$(drop-sibling-sums)
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)

@@ -25,6 +25,7 @@ func (s *Server) page(c *gin.Context, ep query.Endpoint) (query.Params, bool) {
 // found runs step 8 once the page is read: the store error, or accountId
 // not in the key's organization (404). It returns false when it has answered.
 func (s *Server) found(c *gin.Context, m store.Meta, err error) bool {
+	s.noteDatabase(c.Request.Context(), err)
 	if err != nil {
 		s.handleError(c, err)
 		return false
@@ -84,7 +85,9 @@ func (s *Server) listAccounts(c *gin.Context) {
 	if !ok {
 		return
 	}
-	m, rows, err := s.store.AccountsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	ctx, cancel := s.dbContext(c)
+	defer cancel()
+	m, rows, err := s.store.AccountsPage(ctx, state(c).principal.OrganizationID, listParams(q))
 	if !s.found(c, m, err) {
 		return
 	}
@@ -102,7 +105,9 @@ func (s *Server) listCampaigns(c *gin.Context) {
 	if !ok {
 		return
 	}
-	m, rows, err := s.store.CampaignsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	ctx, cancel := s.dbContext(c)
+	defer cancel()
+	m, rows, err := s.store.CampaignsPage(ctx, state(c).principal.OrganizationID, listParams(q))
 	if !s.found(c, m, err) {
 		return
 	}
@@ -124,7 +129,9 @@ func (s *Server) listInsights(c *gin.Context) {
 	}
 	sc := insightScratchPool.Get().(*insightScratch)
 	defer sc.release()
-	m, rows, err := s.store.InsightsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q), &sc.buf)
+	ctx, cancel := s.dbContext(c)
+	defer cancel()
+	m, rows, err := s.store.InsightsPage(ctx, state(c).principal.OrganizationID, listParams(q), &sc.buf)
 	if !s.found(c, m, err) {
 		return
 	}
