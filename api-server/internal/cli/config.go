@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,10 @@ type config struct {
 	PprofAddr      string
 	DBMaxConns     int
 	MaxInFlight    int
+
+	// listener, when not nil, is the socket serve uses instead of
+	// listening on Listen (the demo takes its port before anything else).
+	listener net.Listener
 }
 
 // envErrors collects environment variables that do not parse.
