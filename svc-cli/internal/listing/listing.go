@@ -5,6 +5,7 @@ package listing
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 
@@ -34,6 +35,12 @@ type Request struct {
 // Every page is read before anything is printed, so that a failure half-way
 // prints no partial listing (at most 10 100 rows: offsets end at 10 000).
 func Fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T]) ([]T, svc.Meta, error) {
+	rows, _, meta, err := fetch(ctx, ios, req, pages)
+	return rows, meta, err
+}
+
+// fetch is Fetch, also returning the rows as the service sent them.
+func fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T]) ([]T, []json.RawMessage, svc.Meta, error) {
 	progress := req.All && ios.IsStderrTTY()
 	defer func() {
 		if progress {
@@ -41,17 +48,19 @@ func Fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pa
 		}
 	}()
 	var rows []T
+	var raw []json.RawMessage
 	var first svc.Meta
 	n := 0
 	for page, err := range pages(ctx, req.List) {
 		if err != nil {
-			return nil, first, err
+			return nil, nil, first, err
 		}
 		if n == 0 {
 			first = page.Meta
 		}
 		n++
 		rows = append(rows, page.Data...)
+		raw = append(raw, page.RawData()...)
 		if !req.All {
 			break
 		}
@@ -59,17 +68,24 @@ func Fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pa
 			fmt.Fprintf(ios.ErrOut, "\rFetched %d rows (%d pages)…", len(rows), n)
 		}
 	}
-	return rows, first, nil
+	return rows, raw, first, nil
 }
 
-// Run fetches as Fetch does and prints the rows in format f. After a single
+// Run fetches as Fetch does and prints the rows in format f; json and
+// jsonl print each row as the service sent it. After a single
 // page that is not the last, a hint on standard error says how to get more.
 func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f output.Format, spec output.Spec[T], pages Pager[T]) error {
-	rows, meta, err := Fetch(ctx, ios, req, pages)
+	rows, raw, meta, err := fetch(ctx, ios, req, pages)
 	if err != nil {
 		return err
 	}
-	if err := output.Print(ios, f, meta, rows, spec); err != nil {
+	if (f == output.JSON || f == output.JSONL) && spec.JSON == nil && len(raw) == len(rows) {
+		// What the API returned, field for field (issue #19).
+		err = output.PrintRaw(ios, f, meta, raw)
+	} else {
+		err = output.Print(ios, f, meta, rows, spec)
+	}
+	if err != nil {
 		return err
 	}
 	if !req.All && meta.NextOffset != nil {

@@ -3,6 +3,7 @@ package insights
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 
@@ -182,7 +183,8 @@ var Spec = output.Spec[svc.Insight]{
 }
 
 // summaryJSON is the JSON form of a svc.InsightSummary; null means
-// unavailable, never zero.
+// unavailable, never zero. Spend is a decimal string and purchases and
+// purchaseValue are numbers, as in the API's insight rows.
 type summaryJSON struct {
 	Currency      string       `json:"currency"`
 	Level         svc.Level    `json:"level"`
@@ -190,8 +192,18 @@ type summaryJSON struct {
 	Spend         svc.Decimal  `json:"spend"`
 	Impressions   int64        `json:"impressions"`
 	Clicks        int64        `json:"clicks"`
-	Purchases     *svc.Decimal `json:"purchases"`
-	PurchaseValue *svc.Decimal `json:"purchaseValue"`
+	Purchases     *json.Number `json:"purchases"`
+	PurchaseValue *json.Number `json:"purchaseValue"`
+}
+
+// number returns d as a JSON number, as the API sends purchases and
+// purchaseValue, or nil (null) when d is nil.
+func number(d *svc.Decimal) *json.Number {
+	if d == nil {
+		return nil
+	}
+	n := json.Number(d.String())
+	return &n
 }
 
 func naDecimal(d *svc.Decimal) string {
@@ -231,7 +243,7 @@ var SummarySpec = output.Spec[svc.InsightSummary]{
 	JSON: func(s svc.InsightSummary) any {
 		return summaryJSON{
 			Currency: s.Currency, Level: s.Level, Rows: s.Rows, Spend: s.Spend,
-			Impressions: s.Impressions, Clicks: s.Clicks, Purchases: s.Purchases, PurchaseValue: s.PurchaseValue,
+			Impressions: s.Impressions, Clicks: s.Clicks, Purchases: number(s.Purchases), PurchaseValue: number(s.PurchaseValue),
 		}
 	},
 }

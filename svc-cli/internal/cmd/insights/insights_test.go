@@ -93,7 +93,7 @@ func TestInsightsRun(t *testing.T) {
 				"2026-11-18  account   act_992  —         30.25 USD         4000      50          1  45.50 USD   1.5\n",
 		},
 		{
-			name: "json off a terminal",
+			name: "json off a terminal: each row as the API returned it (date-time kept)",
 			args: "--limit 1",
 			wantOut: `[
   {
@@ -101,7 +101,7 @@ func TestInsightsRun(t *testing.T) {
     "platformAdAccountId": "act_991",
     "attributionWindow": "7d_click_1d_view",
     "campaignId": null,
-    "date": "2026-11-19",
+    "date": "2026-11-19T00:00:00Z",
     "syncedAt": "2026-11-20T06:00:00Z",
     "account": {
       "currency": "EUR",
@@ -127,7 +127,7 @@ func TestInsightsRun(t *testing.T) {
 			name: "jsonl keeps null purchase data null",
 			args: "-o jsonl --offset 1 --limit 1",
 			tty:  testapi.TTY{Stdout: true},
-			wantOut: `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}
+			wantOut: `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}
 `,
 			wantErrOut: prov + "More rows: --offset 2 for the next page, or --all for every page.\n",
 		},
@@ -151,7 +151,7 @@ func TestInsightsRun(t *testing.T) {
 			wantErrOut: totalsNote,
 		},
 		{
-			name: "summary json",
+			name: "summary json: purchases and purchase value are numbers, as in the API",
 			args: "--summary",
 			wantOut: `[
   {
@@ -161,8 +161,8 @@ func TestInsightsRun(t *testing.T) {
     "spend": "12.50",
     "impressions": 2049,
     "clicks": 31,
-    "purchases": "2",
-    "purchaseValue": "80"
+    "purchases": 2,
+    "purchaseValue": 80
   },
   {
     "currency": "EUR",
@@ -181,8 +181,8 @@ func TestInsightsRun(t *testing.T) {
     "spend": "30.25",
     "impressions": 4000,
     "clicks": 50,
-    "purchases": "1",
-    "purchaseValue": "45.5"
+    "purchases": 1,
+    "purchaseValue": 45.5
   }
 ]
 `,
