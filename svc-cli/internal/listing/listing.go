@@ -88,8 +88,28 @@ func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f ou
 	if err != nil {
 		return err
 	}
+	moreHint(ios, req, meta)
+	return nil
+}
+
+// RunTable is Run for the table format, with columns built from the rows
+// fetched (the ACCOUNT column of campaigns and insights looks up account
+// ids for the rows' platform ids).
+func RunTable[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T], spec func(ctx context.Context, rows []T) output.Spec[T]) error {
+	rows, meta, err := Fetch(ctx, ios, req, pages)
+	if err != nil {
+		return err
+	}
+	if err := output.Print(ios, output.Table, meta, rows, spec(ctx, rows)); err != nil {
+		return err
+	}
+	moreHint(ios, req, meta)
+	return nil
+}
+
+// moreHint says, after a single page that is not the last, how to get more.
+func moreHint(ios *iostreams.IOStreams, req Request, meta svc.Meta) {
 	if !req.All && meta.NextOffset != nil {
 		fmt.Fprintf(ios.ErrOut, "More rows: --offset %d for the next page, or --all for every page.\n", *meta.NextOffset)
 	}
-	return nil
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	svc "github.com/adsnap/svc/sdk-go"
 
+	"github.com/adsnap/svc/svc-cli/internal/accountid"
 	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
 	"github.com/adsnap/svc/svc-cli/internal/iostreams"
 	"github.com/adsnap/svc/svc-cli/internal/listing"
@@ -98,6 +100,25 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 		return client.Insights.Pages(ctx, &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To})
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
+	if !opts.Summary && opts.Format == output.Table {
+		return listing.RunTable(ctx, opts.IO, req, fetch, func(ctx context.Context, rows []svc.Insight) output.Spec[svc.Insight] {
+			platform := make([]string, len(rows))
+			for i, r := range rows {
+				platform[i] = r.PlatformAdAccountID
+			}
+			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
+				p, err := client.Insights.List(ctx, &svc.InsightListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}, From: opts.From, To: opts.To})
+				if err != nil || len(p.Data) == 0 {
+					return "", err
+				}
+				return p.Data[0].PlatformAdAccountID, nil
+			})
+			if err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
+			}
+			return TableSpec(ids)
+		})
+	}
 	if !opts.Summary {
 		return listing.Run(ctx, opts.IO, req, opts.Format, Spec, fetch)
 	}
@@ -129,7 +150,22 @@ func csvDate(i svc.Insight) string {
 // purchaseData reports whether the row has purchase evidence.
 func purchaseData(i svc.Insight) bool { return i.PurchaseMeasurement != svc.PurchaseUnavailable }
 
-// Spec is how insight rows are printed.
+// TableSpec is Spec with the ACCOUNT column showing the account id (as
+// `svc accounts` lists it and --accountId takes it) that ids gives for a
+// row's platform account id, or the platform id when ids has none.
+func TableSpec(ids map[string]string) output.Spec[svc.Insight] {
+	s := Spec
+	s.Table = slices.Clone(Spec.Table)
+	for i := range s.Table {
+		if s.Table[i].Header == "ACCOUNT" {
+			s.Table[i].Value = func(r svc.Insight) string { return accountid.Show(ids, r.PlatformAdAccountID) }
+		}
+	}
+	return s
+}
+
+// Spec is how insight rows are printed; the table's ACCOUNT column shows the
+// platform account id (TableSpec shows the account id).
 var Spec = output.Spec[svc.Insight]{
 	Table: []output.Column[svc.Insight]{
 		{Header: "DATE", Value: date},

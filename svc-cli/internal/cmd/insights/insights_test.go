@@ -84,13 +84,13 @@ func TestInsightsRun(t *testing.T) {
 		wantErrOut string
 	}{
 		{
-			name: "table on a terminal",
+			name: "table on a terminal: ACCOUNT is the account id, not the platform's",
 			tty:  testapi.TTY{Stdout: true},
 			wantOut: prov +
 				"DATE        LEVEL     ACCOUNT  CAMPAIGN      SPEND  IMPRESSIONS  CLICKS  PURCHASES      VALUE  ROAS\n" +
-				"2026-11-19  account   act_991  —         12.50 EUR         2049      31          2  80.00 EUR   6.4\n" +
-				"2026-11-19  campaign  act_991  cmp_1     10.00 EUR         1500      20        n/a        n/a   n/a\n" +
-				"2026-11-18  account   act_992  —         30.25 USD         4000      50          1  45.50 USD   1.5\n",
+				"2026-11-19  account   acc_1    —         12.50 EUR         2049      31          2  80.00 EUR   6.4\n" +
+				"2026-11-19  campaign  acc_1    cmp_1     10.00 EUR         1500      20        n/a        n/a   n/a\n" +
+				"2026-11-18  account   acc_2    —         30.25 USD         4000      50          1  45.50 USD   1.5\n",
 		},
 		{
 			name: "json off a terminal: each row as the API returned it (date-time kept)",
