@@ -3,8 +3,9 @@
 // openapi-fetch runtime) and prints them as JSON, field by field, for
 // genclients_test.go to compare with the Go SDK's values.
 //
-// Environment: SVC_BASE_URL ({site}/api/v1/developer), SVC_API_KEY, FROM and
-// TO (the insight range, YYYY-MM-DD).
+// Environment: SVC_BASE_URL ({site}/api/v1/developer), SVC_API_KEY, and
+// optionally FROM and TO (the insight range, YYYY-MM-DD; default: the
+// service's, the last 30 days).
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/schema.js";
 
@@ -43,8 +44,9 @@ const accounts = await all<Schemas["Account"]>("/accounts", (offset) =>
   client.GET("/accounts", { params: { query: { limit: 100, offset } } }));
 const campaigns = await all<Schemas["Campaign"]>("/campaigns", (offset) =>
   client.GET("/campaigns", { params: { query: { limit: 100, offset } } }));
+const range = { from: process.env.FROM || undefined, to: process.env.TO || undefined };
 const insights = await all<Schemas["Insight"]>("/insights", (offset) =>
-  client.GET("/insights", { params: { query: { limit: 100, offset, from: env("FROM"), to: env("TO") } } }));
+  client.GET("/insights", { params: { query: { limit: 100, offset, ...range } } }));
 
 // Every field by name, so that the compiler checks each against the
 // generated types.
