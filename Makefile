@@ -82,8 +82,8 @@ demo: build
 bench: dev-proxy
 	scripts/bench.sh
 
-## release-cli: svc archives for 5 platforms and SHA256SUMS in dist/ (CLI_VERSION=1.0.0; default: newest svc-cli/v* tag)
-release-cli:
+## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64, the npm package svc-cli-<v>.tgz, MCP Bundles, server.json, install-svc.sh, SHA256SUMS (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL)
+release-cli: build
 	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)
 
 clean:
