@@ -59,7 +59,7 @@ func TestGeneratedClients(t *testing.T) {
 		// Generating from the served document gives the committed client.
 		gen := filepath.Join(dir, "client.gen.go")
 		// The same command as go:generate in internal/genclient.
-		run(t, ctx, filepath.Join(harness.RepoRoot(), "e2e"), nil,
+		runIn(t, ctx, filepath.Join(harness.RepoRoot(), "e2e"), nil,
 			"go", "tool", "oapi-codegen", "-generate", "types,client", "-package", "genclient", "-o", gen, spec)
 		committed, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "e2e", "internal", "genclient", "client.gen.go"))
 		if err != nil {
@@ -74,11 +74,11 @@ func TestGeneratedClients(t *testing.T) {
 	t.Run("TypeScript", func(t *testing.T) {
 		js := filepath.Join(harness.RepoRoot(), "e2e", "js", "genclients")
 		if _, err := os.Stat(filepath.Join(js, "node_modules", ".package-lock.json")); errors.Is(err, os.ErrNotExist) {
-			run(t, ctx, js, nil, "npm", "ci", "--no-audit", "--no-fund")
+			runIn(t, ctx, js, nil, "npm", "ci", "--no-audit", "--no-fund")
 		}
-		run(t, ctx, js, nil, "node_modules/.bin/openapi-typescript", spec, "-o", "generated/schema.ts")
-		run(t, ctx, js, nil, "node_modules/.bin/tsc", "-p", "tsconfig.json", "--strict")
-		out := run(t, ctx, js, []string{"SVC_BASE_URL=" + demo.URL + "/api/v1/developer", "SVC_API_KEY=" + key, "FROM=" + from, "TO=" + to},
+		runIn(t, ctx, js, nil, "node_modules/.bin/openapi-typescript", spec, "-o", "generated/schema.ts")
+		runIn(t, ctx, js, nil, "node_modules/.bin/tsc", "-p", "tsconfig.json", "--strict")
+		out := runIn(t, ctx, js, []string{"SVC_BASE_URL=" + demo.URL + "/api/v1/developer", "SVC_API_KEY=" + key, "FROM=" + from, "TO=" + to},
 			"node", "out/list.js")
 		var got map[string][]map[string]any
 		if err := json.Unmarshal(out, &got); err != nil {
@@ -131,8 +131,8 @@ func servedDocument(t *testing.T, site string) []byte {
 	return body
 }
 
-// run runs name args in dir with env added and returns its standard output.
-func run(t *testing.T, ctx context.Context, dir string, env []string, name string, args ...string) []byte {
+// runIn runs name args in dir with env added and returns its standard output.
+func runIn(t *testing.T, ctx context.Context, dir string, env []string, name string, args ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,6 +39,10 @@ type config struct {
 	// listener, when not nil, is the socket serve uses instead of
 	// listening on Listen (the demo takes its port before anything else).
 	listener net.Listener
+
+	// mount, if set, wraps the API's handler (svc-api demo adds its
+	// settings pages); never set from a flag.
+	mount func(api http.Handler) (http.Handler, error)
 }
 
 // envErrors collects environment variables that do not parse.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +58,10 @@ active keys, when the oldest demo key is revoked (the output says so). While it 
 the data is extended at each UTC midnight, so that "today" always has rows.
 
 If the port is busy (another demo still running?), pick another one with
---listen 127.0.0.1:8081 or SVC_LISTEN_ADDR=127.0.0.1:8081.`,
+--listen 127.0.0.1:8081 or SVC_LISTEN_ADDR=127.0.0.1:8081.
+
+It also serves the "Developer keys" settings page at /settings/developer-keys/, behind a
+demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve has neither).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(envErr) > 0 {
@@ -122,6 +126,22 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	c.DatabaseURL = url
 	c.RedisURL = "" // the demo is one process: in-process limits
 	c.listener = ln
+	settingsKeys := keys.New(db)
+	defer settingsKeys.Close()
+	c.mount = func(api http.Handler) (http.Handler, error) {
+		if host, _, _ := net.SplitHostPort(c.Listen); host == "" || !net.ParseIP(host).IsLoopback() && host != "localhost" {
+			log.Warn("the demo sign-in at " + demoSignInPath + " lets anyone who reaches " + c.Listen + " act as any demo user")
+		}
+		return demoSettings(settingsKeys, api, log, time.Now())
+	}
+	if c.DownloadsDir == "" {
+		if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
+			site := siteURL(ln.Addr().String())
+			fmt.Fprintf(stderr, "downloads: %s at %s/developers/; install svc from it with\n"+
+				"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
+				c.DownloadsDir, site)
+		}
+	}
 
 	rctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -130,6 +150,7 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	return serve(ctx, c, db, log, func(addr string) {
 		printDemo(stdout, demoOutput{site: siteURL(addr), key: dk, svc: siblingCommand("svc"), svcAbs: absCommand(siblingCommand("svc")),
 			keysAdmin: siblingCommand("keys-admin"), databaseURL: database.Redact(url)})
+		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)
 	})
 }
 
