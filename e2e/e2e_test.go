@@ -21,6 +21,8 @@ func TestE2E(t *testing.T) {
 		{"Tenancy", testTenancy},
 		{"CLI", testCLI},
 		{"MCP", testMCP},
+		{"BulkReads", testBulkReads},
+		{"BulkPacing", testBulkPacing}, // the one slow scenario: about 40 s at the SPEC's limits
 		{"Inspector", testInspector},
 		{"Distribution", testDistribution},
 		{"KeyLifecycle", testKeyLifecycle},

@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 
-flags=(-count=1 "${@}")
+# go test's default 10-minute limit is too tight for e2e on a loaded 2-core machine.
+flags=(-count=1 -timeout=40m "${@}")
 [ "${RACE:-1}" = 1 ] && flags+=(-race)
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT

@@ -10,14 +10,22 @@ type AccountsService struct{ client *Client }
 
 // List returns one page of ad accounts, ordered by id. API: GET /accounts.
 func (s *AccountsService) List(ctx context.Context, opts *AccountListOptions) (*AccountPage, error) {
-	return list[Account](ctx, s.client, "/accounts", copyOrZero(opts))
+	return list[Account](ctx, s.client, "/accounts", copyOrZero(opts), false)
 }
 
-// All iterates over every ad account, requesting page after page. It yields
-// an error once and stops, including when the snapshot moves between pages
-// ([ErrSnapshotMoved]). API: GET /accounts.
+// All iterates over every ad account, 100 a page unless opts.Limit says
+// otherwise. No filter splits accounts, so an organization with more than
+// 10,100 accounts (far more than any has) gets [ErrIncomplete] after the
+// first 10,100. It yields an error once and stops, including when the
+// snapshot moves between pages ([ErrSnapshotMoved]). API: GET /accounts.
 func (s *AccountsService) All(ctx context.Context, opts *AccountListOptions) iter.Seq2[Account, error] {
-	return all[Account](ctx, s.client, "/accounts", opts)
+	return values(allAccounts(ctx, s.client, opts))
+}
+
+// AllRaw is All, yielding each row with the row exactly as the service sent
+// it (Row.Raw), for printing rows unchanged.
+func (s *AccountsService) AllRaw(ctx context.Context, opts *AccountListOptions) iter.Seq2[Row[Account], error] {
+	return allAccounts(ctx, s.client, opts)
 }
 
 // Pages iterates over the pages of ad accounts, with each page's Meta (dataAsOf,

@@ -36,6 +36,10 @@ func TestDecodeAccounts(t *testing.T) {
 		},
 		Meta: wantMeta,
 	}
+	if got.Response == nil || got.Response.StatusCode != http.StatusOK || got.Response.Meta == nil || got.Response.Meta.DataAsOf != got.Meta.DataAsOf {
+		t.Errorf("Response = %+v, want status 200 and the page's meta", got.Response)
+	}
+	want.Response = got.Response
 	if d := diff(want, got); d != "" {
 		t.Errorf("List mismatch (path: want, got):\n%s", d)
 	}
@@ -67,6 +71,10 @@ func TestDecodeCampaigns(t *testing.T) {
 		},
 		Meta: wantMeta,
 	}
+	if got.Response == nil || got.Response.StatusCode != http.StatusOK || got.Response.Meta == nil || got.Response.Meta.DataAsOf != got.Meta.DataAsOf {
+		t.Errorf("Response = %+v, want status 200 and the page's meta", got.Response)
+	}
+	want.Response = got.Response
 	if d := diff(want, got); d != "" {
 		t.Errorf("List mismatch (path: want, got):\n%s", d)
 	}
@@ -116,6 +124,10 @@ func TestDecodeInsights(t *testing.T) {
 		},
 		Meta: wantMeta,
 	}
+	if got.Response == nil || got.Response.StatusCode != http.StatusOK || got.Response.Meta == nil || got.Response.Meta.DataAsOf != got.Meta.DataAsOf {
+		t.Errorf("Response = %+v, want status 200 and the page's meta", got.Response)
+	}
+	want.Response = got.Response
 	if d := diff(want, got); d != "" {
 		t.Errorf("List mismatch (path: want, got):\n%s", d)
 	}

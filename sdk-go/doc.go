@@ -22,7 +22,10 @@
 // # Listing
 //
 // Each resource has List, which returns one page, and All, which iterates
-// over every page by following meta.nextOffset:
+// over every row, 100 a page, paced by the service's rate-limit headers. All
+// never ends short without an error: past the API's offset limit it splits
+// the listing (insights by date range, campaigns by account), and where no
+// split helps it yields an error matching [ErrIncomplete]:
 //
 //	for account, err := range client.Accounts.All(ctx, nil) {
 //		if err != nil {

@@ -23,6 +23,41 @@ var ErrRedirectRefused = errors.New("redirect refused")
 // again.
 var ErrSnapshotMoved = errors.New("snapshot moved between pages")
 
+// ErrIncomplete is matched (errors.Is) by the error an iterator yields when
+// it cannot read every row: the offset limit (MaxOffset) stops a listing that
+// no narrower request can reach, such as more than 10,100 insight rows of one
+// account on one day. Use errors.As with *IncompleteError for the rows read.
+var ErrIncomplete = errors.New("incomplete listing")
+
+// IncompleteError is the error an iterator yields instead of ending short:
+// the rows already yielded are all it could read.
+type IncompleteError struct {
+	// Endpoint is the listing, such as "GET /insights".
+	Endpoint string
+	// Rows is how many rows the iterator yielded before this error.
+	Rows int
+	// Reason says which rows could not be read and why.
+	Reason string
+	// Err is the failure that stopped a way around the limit, if any (such
+	// as a 403 when listing the accounts needs accounts:read).
+	Err error
+}
+
+// Error names the endpoint, the rows read and the reason.
+func (e *IncompleteError) Error() string {
+	s := fmt.Sprintf("svc: %s: %s after %d rows: %s", e.Endpoint, ErrIncomplete, e.Rows, e.Reason)
+	if e.Err != nil {
+		s += ": " + strings.TrimPrefix(e.Err.Error(), "svc: ")
+	}
+	return s
+}
+
+// Is reports whether target is ErrIncomplete.
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }
+
+// Unwrap returns the failure that stopped a way around the limit, if any.
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
 // ErrInvalidSiteURL is wrapped by NewClient when the site URL is not https
 // (or http to a loopback host), or carries credentials, a query or a fragment.
 var ErrInvalidSiteURL = errors.New("invalid site URL")

@@ -55,6 +55,12 @@ func withJitter(d time.Duration) Option {
 	return func(c *config) error { c.jitter = func() time.Duration { return d }; return nil }
 }
 
+// withRetryBase shortens the backoff after a transient failure, so that
+// tests outside a synctest bubble do not sleep.
+func withRetryBase(d time.Duration) Option {
+	return func(c *config) error { c.retryBase = d; return nil }
+}
+
 func fixedClock() time.Time { return testToday }
 
 // testAPIPath is where the test servers mount the API: below a non-empty
@@ -94,7 +100,7 @@ func newServer(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *serv
 	}))
 	t.Cleanup(s.Close)
 	c, err := NewClient(append([]Option{
-		WithAPIKey(zeroKey), WithSiteURL(s.URL + "/prefix"), withClock(fixedClock),
+		WithAPIKey(zeroKey), WithSiteURL(s.URL + "/prefix"), withClock(fixedClock), withRetryBase(time.Millisecond),
 	}, opts...)...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -208,8 +208,9 @@ func TestAllRefusesNonAdvancingOffset(t *testing.T) {
 func TestAllCampaignsAndInsights(t *testing.T) {
 	t.Parallel()
 	pages := map[string]string{
-		"":  `{"data":[{"id":"x1"}],"meta":{"nextOffset":1,"dataAsOf":"s"}}`,
-		"1": `{"data":[{"id":"x2"}],"meta":{"nextOffset":null,"dataAsOf":"s"}}`,
+		"":      `{"data":[{"id":"x1"}],"meta":{"nextOffset":1,"dataAsOf":"s"}}`,
+		"1":     `{"data":[{"id":"x2"}],"meta":{"nextOffset":null,"dataAsOf":"s"}}`,
+		"10000": `{"data":[],"meta":{"limit":100,"offset":10000,"nextOffset":null,"dataAsOf":"s"}}`, // campaigns: the probe past which a split is needed
 	}
 	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		jsonHandler(http.StatusOK, pages[r.URL.Query().Get("offset")])(w, r)

@@ -14,8 +14,16 @@ import (
 type Page[T any] struct {
 	Data []T  `json:"data"`
 	Meta Meta `json:"meta"`
+	// Response is the metadata of the HTTP answer: request id, rate-limit
+	// buckets, the key's expiry.
+	Response *Response `json:"-"`
 
 	raw []json.RawMessage // the rows of Data as the service sent them
+}
+
+func (p *Page[T]) meta() *Meta {
+	m := p.Meta
+	return &m
 }
 
 // UnmarshalJSON decodes the envelope and keeps each row as the service sent

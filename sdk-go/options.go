@@ -131,12 +131,7 @@ func checkDates(from, to, today Date) []string {
 	if len(problems) > 0 {
 		return problems
 	}
-	switch {
-	case to.IsZero():
-		to = today
-	case from.IsZero():
-		from = to.AddDays(-(DefaultInsightDays - 1))
-	}
+	from, to = insightRange(from, to, today)
 	switch {
 	case from.After(to):
 		problems = append(problems, fmt.Sprintf("from %s is after to %s", from, to))
@@ -145,6 +140,19 @@ func checkDates(from, to, today Date) []string {
 			from, to, from.daysUntil(to)+1, MaxInsightDays))
 	}
 	return problems
+}
+
+// insightRange is the range the server uses for from and to (DESIGN §4):
+// neither set, the last 30 days up to today; only from, up to today; only
+// to, the 30 days ending on to. It is the SDK's one copy of that rule.
+func insightRange(from, to, today Date) (Date, Date) {
+	if to.IsZero() {
+		to = today
+	}
+	if from.IsZero() {
+		from = to.AddDays(-(DefaultInsightDays - 1))
+	}
+	return from, to
 }
 
 func validAccountID(s string) bool {

@@ -59,42 +59,65 @@ type InsightSummary struct {
 // added as the shortest decimal that reads back as the same float64, so 0.1
 // plus 0.2 gives 0.3.
 func SummarizeInsights(rows []Insight) []InsightSummary {
-	type key struct {
-		currency string
-		level    Level
-	}
-	type acc struct {
-		sum                   InsightSummary
-		spend, purch, value   *big.Rat
-		spendScale, pScale    int
-		vScale                int
-		spendOK, purchOK, vOK bool
-	}
-	groups := map[key]*acc{}
+	var t InsightTotals
 	for _, r := range rows {
-		k := key{r.Account.Currency, r.Level()}
-		g := groups[k]
-		if g == nil {
-			g = &acc{
-				sum:   InsightSummary{Currency: k.currency, Level: k.level},
-				spend: new(big.Rat), purch: new(big.Rat), value: new(big.Rat),
-				spendOK: true, purchOK: true, vOK: true,
-			}
-			groups[k] = g
-		}
-		g.sum.Rows++
-		g.sum.Impressions += r.Impressions
-		g.sum.Clicks += r.Clicks
-		g.spendOK = g.spendOK && addDecimal(g.spend, &g.spendScale, string(r.Spend))
-		measured := r.PurchaseMeasurement == PurchaseValueReported || r.PurchaseMeasurement == PurchaseCountReported
-		g.purchOK = g.purchOK && measured && r.Purchases != nil &&
-			addDecimal(g.purch, &g.pScale, strconv.FormatFloat(*r.Purchases, 'f', -1, 64))
-		g.vOK = g.vOK && measured && r.PurchaseValue != nil &&
-			addDecimal(g.value, &g.vScale, strconv.FormatFloat(*r.PurchaseValue, 'f', -1, 64))
+		t.Add(r)
 	}
+	return t.Summaries()
+}
 
-	out := make([]InsightSummary, 0, len(groups))
-	for _, g := range groups {
+// InsightTotals totals insight rows one at a time, as [SummarizeInsights]
+// does for a slice, so that a bulk read can be totalled as it streams (with
+// [InsightsService.All]) without keeping its rows. The zero value is ready
+// to use.
+type InsightTotals struct {
+	groups map[totalsKey]*totalsAcc
+}
+
+type totalsKey struct {
+	currency string
+	level    Level
+}
+
+type totalsAcc struct {
+	sum                   InsightSummary
+	spend, purch, value   *big.Rat
+	spendScale, pScale    int
+	vScale                int
+	spendOK, purchOK, vOK bool
+}
+
+// Add adds one row to the totals of its currency and level.
+func (t *InsightTotals) Add(r Insight) {
+	if t.groups == nil {
+		t.groups = map[totalsKey]*totalsAcc{}
+	}
+	k := totalsKey{r.Account.Currency, r.Level()}
+	g := t.groups[k]
+	if g == nil {
+		g = &totalsAcc{
+			sum:   InsightSummary{Currency: k.currency, Level: k.level},
+			spend: new(big.Rat), purch: new(big.Rat), value: new(big.Rat),
+			spendOK: true, purchOK: true, vOK: true,
+		}
+		t.groups[k] = g
+	}
+	g.sum.Rows++
+	g.sum.Impressions += r.Impressions
+	g.sum.Clicks += r.Clicks
+	g.spendOK = g.spendOK && addDecimal(g.spend, &g.spendScale, string(r.Spend))
+	measured := r.PurchaseMeasurement == PurchaseValueReported || r.PurchaseMeasurement == PurchaseCountReported
+	g.purchOK = g.purchOK && measured && r.Purchases != nil &&
+		addDecimal(g.purch, &g.pScale, strconv.FormatFloat(*r.Purchases, 'f', -1, 64))
+	g.vOK = g.vOK && measured && r.PurchaseValue != nil &&
+		addDecimal(g.value, &g.vScale, strconv.FormatFloat(*r.PurchaseValue, 'f', -1, 64))
+}
+
+// Summaries returns the totals so far, sorted by currency, then level
+// (account before campaign).
+func (t *InsightTotals) Summaries() []InsightSummary {
+	out := make([]InsightSummary, 0, len(t.groups))
+	for _, g := range t.groups {
 		s := g.sum
 		if g.spendOK {
 			s.Spend = Decimal(g.spend.FloatString(g.spendScale))

@@ -66,3 +66,26 @@ func TestDecimalScale(t *testing.T) {
 		}
 	}
 }
+
+func TestInsightTotalsMatchesSummarizeInsights(t *testing.T) {
+	t.Parallel()
+	rows := []Insight{
+		{Account: AccountRef{Currency: "EUR"}, Spend: "1.10", Impressions: 5, PurchaseMeasurement: PurchaseValueReported, Purchases: ptr(1.0), PurchaseValue: ptr(0.1)},
+		{Account: AccountRef{Currency: "EUR"}, Spend: "2", Clicks: 3, PurchaseMeasurement: PurchaseValueReported, Purchases: ptr(2.0), PurchaseValue: ptr(0.2)},
+		{Account: AccountRef{Currency: "USD"}, CampaignID: ptr("c1"), Spend: "0.005", PurchaseMeasurement: PurchaseUnavailable},
+	}
+	var tot InsightTotals
+	if got := tot.Summaries(); len(got) != 0 {
+		t.Errorf("zero InsightTotals = %v, want none", got)
+	}
+	for _, r := range rows {
+		tot.Add(r)
+	}
+	got := tot.Summaries()
+	if d := diff(SummarizeInsights(rows), got); d != "" {
+		t.Errorf("InsightTotals differs from SummarizeInsights:\n%s", d)
+	}
+	if len(got) != 2 || got[0].Spend != "3.10" || *got[0].PurchaseValue != "0.3" || got[1].Purchases != nil {
+		t.Errorf("totals %+v", got)
+	}
+}

@@ -49,7 +49,8 @@ type Client struct {
 	// Insights reads daily insight snapshots.
 	Insights *InsightsService
 
-	cfg config
+	cfg   config
+	pacer *pacer
 }
 
 // config is what the options fill in. The key is held by an apiKey
@@ -62,8 +63,11 @@ type config struct {
 	timeout    time.Duration
 	userAgent  string
 	maxRetries int
+	retriesSet bool
 	now        func() time.Time
 	jitter     func() time.Duration
+	retryBase  time.Duration
+	hooks      Hooks
 }
 
 // Option configures a [Client]; see the With… functions.
@@ -152,14 +156,31 @@ func WithUserAgentSuffix(suffix string) Option {
 // WithRetryOnRateLimit makes the client wait and retry, at most maxRetries
 // times per request, when the service answers 429. Each wait is the
 // Retry-After of the answer (60 s when absent) plus 0 to 5 s of random
-// jitter; it ends early, with an error, when the context is done. Retrying is
-// off by default: a 429 is returned at once as an [*APIError].
+// jitter; it ends early, with an error, when the context is done. Without
+// this option, List returns a 429 at once as an [*APIError], and the
+// iterators (All, Pages) wait and retry up to 3 times, going on from where
+// they were; WithRetryOnRateLimit(0) makes them fail at once too.
 func WithRetryOnRateLimit(maxRetries int) Option {
 	return func(c *config) error {
 		if maxRetries < 0 {
 			return fmt.Errorf("svc: WithRetryOnRateLimit: maxRetries must not be negative, not %d", maxRetries)
 		}
 		c.maxRetries = maxRetries
+		c.retriesSet = true
+		return nil
+	}
+}
+
+// WithRetryBackoff sets the first wait before retrying a request that
+// failed with a connection error or a 502, 503 or 504 answer (1 s by
+// default; it doubles at each try, with jitter, for at most MaxTries tries).
+// Zero turns these retries off.
+func WithRetryBackoff(first time.Duration) Option {
+	return func(c *config) error {
+		if first < 0 {
+			return fmt.Errorf("svc: WithRetryBackoff: the backoff must not be negative, not %s", first)
+		}
+		c.retryBase = first
 		return nil
 	}
 }
@@ -176,6 +197,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		userAgent: userAgent,
 		now:       time.Now,
 		jitter:    func() time.Duration { return rand.N(MaxRateLimitJitter + 1) },
+		retryBase: defaultRetryBase,
 	}
 	for _, opt := range opts {
 		if opt == nil {
@@ -214,7 +236,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	cfg.httpClient = hc
 	cfg.base = cfg.site.JoinPath(APIPath)
 
-	c := &Client{cfg: cfg}
+	c := &Client{cfg: cfg, pacer: newPacer()}
 	c.Accounts = &AccountsService{client: c}
 	c.Campaigns = &CampaignsService{client: c}
 	c.Insights = &InsightsService{client: c}
@@ -301,21 +323,62 @@ func (c config) GoString() string { return Client{cfg: c}.GoString() }
 // Format prints the configuration without its key for every verb.
 func (c config) Format(f fmt.State, verb rune) { Client{cfg: c}.Format(f, verb) }
 
-// get sends GET base+endpoint?query and decodes a success body into out,
-// waiting and retrying on 429 when the client is configured to.
-func (c *Client) get(ctx context.Context, endpoint string, query url.Values, out any) error {
+// get sends GET base+endpoint?query and decodes a success body into out.
+// It paces the request by the rate-limit headers of earlier answers, waits
+// and retries on 429 (when the client is configured to, or always for bulk
+// reads), and retries connection errors and 502/503/504 answers with
+// exponential backoff and jitter, at most MaxTries times in all. Every wait
+// ends early, with an error, when ctx is done; each try is bounded by the
+// client's timeout.
+func (c *Client) get(ctx context.Context, endpoint string, query url.Values, out any, bulk bool) (*Response, error) {
 	u := c.cfg.base.JoinPath(endpoint)
 	u.RawQuery = query.Encode()
 	op := "GET " + endpoint
-	for attempt := 0; ; attempt++ {
-		err := c.do(ctx, op, u.String(), out)
-		var apiErr *APIError
-		if err == nil || attempt >= c.cfg.maxRetries || !errors.As(err, &apiErr) ||
-			apiErr.StatusCode != http.StatusTooManyRequests {
-			return err
+	rateRetries := c.cfg.maxRetries
+	if bulk && !c.cfg.retriesSet {
+		rateRetries = max(rateRetries, bulkRateLimitRetries)
+	}
+	limited, tries := 0, 0
+	for {
+		if d := c.pacer.reserve(time.Now()); d > 0 {
+			c.notifyWait(ctx, Wait{Endpoint: op, Duration: d, Reason: WaitPacing})
+			if err := sleep(ctx, d); err != nil {
+				return nil, fmt.Errorf("svc: %s: waiting for the rate limit: %w", op, err)
+			}
 		}
-		if werr := sleep(ctx, apiErr.RetryAfter+c.cfg.jitter()); werr != nil {
-			return fmt.Errorf("%w; stopped waiting to retry: %w", apiErr, werr)
+		tries++
+		resp, transient, err := c.do(ctx, op, u.String(), out)
+		if resp != nil {
+			c.pacer.observe(time.Now(), resp.RateLimits)
+		}
+		if err == nil {
+			return resp, nil
+		}
+		apiErr, isAPI := errors.AsType[*APIError](err)
+		var wait time.Duration
+		switch {
+		case isAPI && apiErr.StatusCode == http.StatusTooManyRequests:
+			if limited >= rateRetries {
+				return nil, err
+			}
+			limited++
+			tries-- // a 429 is not a failed try
+			wait = apiErr.RetryAfter + c.cfg.jitter()
+			c.notifyWait(ctx, Wait{Endpoint: op, Duration: wait, Reason: WaitRateLimited, Err: err})
+		case transient && tries < MaxTries && c.cfg.retryBase > 0:
+			// Full jitter over an exponential ceiling (retryBase, 2×, 4×…),
+			// or the answer's Retry-After when it is longer and reasonable.
+			ceiling := c.cfg.retryBase << (tries - 1)
+			wait = ceiling/2 + time.Duration(rand.Int64N(int64(ceiling/2)+1))
+			if isAPI && apiErr.RetryAfter > wait && apiErr.RetryAfter <= maxRetryAfterOnFailure {
+				wait = apiErr.RetryAfter
+			}
+			c.notifyWait(ctx, Wait{Endpoint: op, Duration: wait, Reason: WaitRetry, Err: err})
+		default:
+			return nil, err
+		}
+		if werr := sleep(ctx, wait); werr != nil {
+			return nil, fmt.Errorf("%w; stopped waiting to retry: %w", err, werr)
 		}
 	}
 }
@@ -332,52 +395,67 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// do sends one request, bounded by the client's timeout.
-func (c *Client) do(parent context.Context, op, rawURL string, out any) error {
+// do sends one request, bounded by the client's timeout. resp is the
+// answer's metadata when there was an answer; transient reports a failure
+// worth another try: a connection error (not a time-out) or a 502, 503 or
+// 504 answer.
+func (c *Client) do(parent context.Context, op, rawURL string, out any) (resp *Response, transient bool, err error) {
 	ctx, cancel := context.WithTimeout(parent, c.cfg.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return fmt.Errorf("svc: %s: building the request: %w", op, err)
+		return nil, false, fmt.Errorf("svc: %s: building the request: %w", op, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.cfg.key())
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.cfg.userAgent)
 
-	resp, err := c.cfg.httpClient.Do(req)
+	hresp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
-		return c.requestError(parent, ctx, op, err)
+		return nil, parent.Err() == nil && ctx.Err() == nil, c.requestError(parent, ctx, op, err)
 	}
-	defer resp.Body.Close()
+	defer hresp.Body.Close()
+	resp = newResponse(hresp, c.cfg.key())
+	if hresp.StatusCode < 200 || hresp.StatusCode >= 300 {
+		c.notifyResponse(parent, resp)
+	}
 
 	switch {
-	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+	case hresp.StatusCode >= 300 && hresp.StatusCode < 400:
 		host := "(no Location header)"
-		if loc, err := resp.Location(); err == nil {
+		if loc, err := hresp.Location(); err == nil {
 			host = strconv.Quote(loc.Host)
 		}
-		return fmt.Errorf("svc: %s: %w: the server answered %d pointing to host %s, and the client never follows redirects",
-			op, ErrRedirectRefused, resp.StatusCode, host)
-	case resp.StatusCode < 200 || resp.StatusCode >= 300:
-		return newAPIError(op, resp, c.cfg.now(), c.cfg.key())
+		return resp, false, fmt.Errorf("svc: %s: %w: the server answered %d pointing to host %s, and the client never follows redirects",
+			op, ErrRedirectRefused, hresp.StatusCode, host)
+	case hresp.StatusCode < 200 || hresp.StatusCode >= 300:
+		switch hresp.StatusCode {
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			transient = true
+		}
+		return resp, transient, newAPIError(op, hresp, c.cfg.now(), c.cfg.key())
 	}
 
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	body, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody+1))
 	if err != nil {
-		return c.requestError(parent, ctx, op, err)
+		return resp, parent.Err() == nil && ctx.Err() == nil, c.requestError(parent, ctx, op, err)
 	}
 	if len(body) > maxBody {
-		return fmt.Errorf("svc: %s: the response body is larger than %d bytes", op, maxBody)
+		return resp, false, fmt.Errorf("svc: %s: the response body is larger than %d bytes", op, maxBody)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		if strings.Contains(err.Error(), c.cfg.key()) {
 			// A value quoted by the decoder holds the key: say less.
 			err = errors.New("invalid value")
 		}
-		return fmt.Errorf("svc: %s: decoding the %d-byte response body (status %d): %w",
-			op, len(body), resp.StatusCode, err)
+		return resp, false, fmt.Errorf("svc: %s: decoding the %d-byte response body (status %d): %w",
+			op, len(body), hresp.StatusCode, err)
 	}
-	return nil
+	if m, ok := out.(interface{ meta() *Meta }); ok {
+		resp.Meta = m.meta()
+	}
+	c.notifyResponse(parent, resp)
+	return resp, false, nil
 }
 
 // requestError reports a failure to send or read a request. It says when

@@ -123,7 +123,7 @@ func TestNetworkErrors(t *testing.T) {
 		api := newTestAPI(t)
 		site := api.siteURL()
 		api.Close()
-		cs := connect(t, WithSiteURL(site), WithSDKOptions(svc.WithAPIKey(testKey)))
+		cs := connect(t, WithSiteURL(site), WithSDKOptions(svc.WithAPIKey(testKey), svc.WithRetryBackoff(time.Millisecond)))
 		res := call(t, cs, "svc_accounts", nil)
 		assertToolError(t, res, "the service could not be reached", "GET /accounts")
 	})

@@ -200,7 +200,7 @@ func connectAPI(t *testing.T, api *testAPI, opts ...Option) *mcp.ClientSession {
 	t.Helper()
 	return connect(t, append([]Option{
 		WithSiteURL(api.siteURL()),
-		WithSDKOptions(svc.WithAPIKey(testKey)),
+		WithSDKOptions(svc.WithAPIKey(testKey), svc.WithRetryBackoff(time.Millisecond)),
 	}, opts...)...)
 }
 

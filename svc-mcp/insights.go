@@ -3,6 +3,7 @@ package svcmcp
 import (
 	"context"
 	"fmt"
+	"iter"
 	"time"
 
 	svc "github.com/adsnap/svc/sdk-go"
@@ -91,11 +92,11 @@ func addInsightsTool(s *mcp.Server, t *tools) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "svc_insights",
 		Title: "Daily insights (stored snapshot)",
-		Description: "Lists daily advertising metrics from a stored snapshot (not live; it may be stale: see meta.dataAsOf), one page at a time, newest day first, for the days from..to (UTC, both included, at most 90 days, none in the future; default: the last 30 days). " +
+		Description: "Lists daily advertising metrics from a stored snapshot (not live; it may be stale: see meta.dataAsOf), newest day first, then by id, for the days from..to (UTC, both included, at most 90 days, none in the future; default: the last 30 days). " +
 			"There are account-level rows (campaignId null) and campaign-level rows for the same days: they overlap and must not be summed together. " +
 			"Amounts are decimal strings in the account currency given on each row (account.currency, with account.timezone); amounts in different currencies must not be added. " +
 			"purchases, purchaseValue and roas are null when purchase evidence is unavailable (purchaseMeasurement unavailable): unknown, not zero. " +
-			"Paging: when meta.nextOffset is a number, call again with the same from and to and offset set to it; null means this was the last page. " +
+			"Results are bounded: at most limit rows a call (default 50, at most 100). When complete is false, more rows remain: call again with cursor set to the result's cursor (no other argument but limit) until complete is true; the listing reads every row, also past the API's offset limit, or fails with an error saying it cannot. " +
 			"Read-only: needs a key with the scope insights:read.",
 		InputSchema: in,
 		OutputSchema: outputSchema[insight](func(row *jsonschema.Schema) {
@@ -112,23 +113,28 @@ func addInsightsTool(s *mcp.Server, t *tools) {
 // insights handles svc_insights. API: GET /insights.
 func (t *tools) insights(ctx context.Context, _ *mcp.CallToolRequest, in insightsInput) (*mcp.CallToolResult, insightsOutput, error) {
 	const scope = "insights:read"
-	from, to, err := t.period(in.From, in.To)
-	if err != nil {
+	if err := in.checkCursor(in.From, in.To); err != nil {
 		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
+	}
+	var from, to svc.Date
+	if in.Cursor == "" {
+		var err error
+		if from, to, err = t.period(in.From, in.To); err != nil {
+			return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
+		}
 	}
 	c, err := t.sdk()
 	if err != nil {
 		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
 	}
-	page, err := c.Insights.List(ctx, &svc.InsightListOptions{ListOptions: in.options(), From: from, To: to})
+	p, err := bounded(ctx, t, "svc_insights", in.Cursor, in.Limit, in.Offset, from.String()+".."+to.String(),
+		func(ctx context.Context) iter.Seq2[svc.Insight, error] {
+			return c.Insights.All(ctx, &svc.InsightListOptions{ListOptions: in.options(), From: from, To: to})
+		}, insightFromSDK)
 	if err != nil {
 		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
 	}
-	rows := make([]insight, len(page.Data))
-	for i, x := range page.Data {
-		rows[i] = insightFromSDK(x)
-	}
-	return listResult(rows, page.Meta, from.String()+".."+to.String(), insight.clean)
+	return listResult(p, insight.clean)
 }
 
 // period resolves the days to ask for as the service would (DESIGN §4): to

@@ -122,9 +122,9 @@ func TestInspector(t *testing.T) {
 		args        []string
 		rows        int
 	}{
-		{"svc_accounts", "/accounts?limit=2", []string{"limit=2"}, 2},
-		{"svc_campaigns", "/campaigns?accountId=act_1&limit=50", []string{"accountId=act_1"}, 2},
-		{"svc_insights", "/insights?from=2026-11-01&limit=50&to=2026-11-19", []string{"from=2026-11-01", "to=2026-11-19"}, 2},
+		{"svc_accounts", "/accounts?limit=100", []string{"limit=2"}, 2},
+		{"svc_campaigns", "/campaigns?accountId=act_1&limit=100", []string{"accountId=act_1"}, 2},
+		{"svc_insights", "/insights?from=2026-11-01&limit=100&to=2026-11-19", []string{"from=2026-11-01", "to=2026-11-19"}, 2},
 	} {
 		t.Run("tools/call "+tc.tool, func(t *testing.T) {
 			res, code := inspect(t, append([]string{"--method", "tools/call", "--tool-name", tc.tool, "--tool-arg"}, tc.args...)...)

@@ -26,7 +26,7 @@ Boundaries:
 - Amounts are in each row's account currency (account.currency); never add amounts in different currencies. Times are in the account time zone where the row says so.
 - Account-level insight rows (campaignId null) and campaign-level rows overlap: never sum them together.
 - purchases, purchaseValue and roas are null when purchase evidence is unavailable: null means unknown, not zero.
-- Results come one page at a time: when meta.nextOffset is a number, call the tool again with offset set to it; null means there is no further page.`
+- Results come in bounded calls of at most limit rows (default 50, at most 100). complete: true means the rows so far are the whole listing; complete: false means more rows remain: call the same tool again with cursor set to the result's cursor (and no other argument but limit) until complete is true, or say that the rows shown are not all of them. Never present a listing as complete while complete is false.`
 
 // Option configures the server built by [NewServer] and [Run].
 type Option func(*config)
@@ -90,7 +90,7 @@ func NewServer(opts ...Option) *mcp.Server {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}
 
-	t := &tools{now: cfg.now, logger: cfg.logger}
+	t := &tools{now: cfg.now, logger: cfg.logger, cursors: newCursors(cfg.now)}
 	t.client, t.clientErr = newClient(cfg)
 	if t.clientErr != nil {
 		cfg.logger.Warn("the API client is not configured; every tool call will fail until this is fixed",
@@ -123,6 +123,10 @@ func newClient(cfg config) (*svc.Client, error) {
 		opts = append(opts, svc.WithSiteURL(cfg.siteURL))
 	}
 	opts = append(opts, svc.WithUserAgentSuffix(ServerName+"/"+userAgentVersion(cfg.version)))
+	// A tool call must not block for minutes: a 429 is a tool error saying
+	// how long to wait (the client's pacing keeps one listing below the
+	// limit). Transient failures are still retried, within seconds.
+	opts = append(opts, svc.WithRetryOnRateLimit(0))
 	opts = append(opts, cfg.sdkOpts...)
 	return svc.NewClient(opts...)
 }

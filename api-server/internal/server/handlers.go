@@ -40,8 +40,10 @@ func listParams(q query.Params) store.ListParams {
 	return store.ListParams{Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To}
 }
 
-// respond writes the envelope of a page read with limit+1 rows.
-func respond[T any](s *Server, c *gin.Context, q query.Params, m store.Meta, data []T) {
+// respond writes the envelope of a page read with limit+1 rows. capNote is
+// added to meta.note when the page stops at the offset limit while rows
+// remain.
+func respond[T any](s *Server, c *gin.Context, q query.Params, m store.Meta, data []T, capNote string) {
 	more := len(data) > q.Limit
 	if more {
 		data = data[:q.Limit]
@@ -51,15 +53,18 @@ func respond[T any](s *Server, c *gin.Context, q query.Params, m store.Meta, dat
 		asOf = time.Unix(0, 0) // nothing imported for the organization yet
 	}
 	var next *int
+	note := Note
 	if n := q.Offset + len(data); more && n <= query.MaxOffset {
 		next = &n
+	} else if more {
+		note += capNote
 	}
 	env := envelope[T]{Data: data, Meta: meta{
 		Source: "stored_snapshot", LiveMetaRequest: false,
 		Limit: q.Limit, Offset: q.Offset, NextOffset: next, Returned: len(data),
 		GeneratedAt: s.now().UTC().Format(time.RFC3339),
 		DataAsOf:    asOf.UTC().Format(time.RFC3339),
-		Note:        Note,
+		Note:        note,
 	}}
 	bp := bufPool.Get().(*[]byte)
 	b, ok := appendEnvelope((*bp)[:0], &env)
@@ -89,7 +94,7 @@ func (s *Server) listAccounts(c *gin.Context) {
 		data[i] = account{ID: r.ID, AccountName: r.AccountName, Currency: r.Currency, Timezone: r.Timezone,
 			IsActive: r.IsActive, LastSyncAt: timePtr(r.LastSyncAt)}
 	}
-	respond(s, c, q, m, data)
+	respond(s, c, q, m, data, capNoteAccounts)
 }
 
 func (s *Server) listCampaigns(c *gin.Context) {
@@ -109,7 +114,7 @@ func (s *Server) listCampaigns(c *gin.Context) {
 			DailyBudget: nullString(r.DailyBudget), LifetimeBudget: nullString(r.LifetimeBudget),
 			SyncedAt: timePtr(r.SyncedAt), Account: accountRef{Currency: r.Currency, Timezone: r.Timezone}}
 	}
-	respond(s, c, q, m, data)
+	respond(s, c, q, m, data, capNoteCampaigns)
 }
 
 func (s *Server) listInsights(c *gin.Context) {
@@ -145,7 +150,7 @@ func (s *Server) listInsights(c *gin.Context) {
 		}
 		data[i] = in
 	}
-	respond(s, c, q, m, data)
+	respond(s, c, q, m, data, capNoteInsights)
 }
 
 // insightScratch is the memory of one /insights response, reused through

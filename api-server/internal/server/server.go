@@ -357,6 +357,7 @@ func (s *Server) protect(c *gin.Context) {
 		return
 	}
 	st.principal = p
+	c.Header(KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
 	// 5. per-key and per-organization.
 	st.nLimits = 3
 	if !s.allowed(c, st, st.limits[1:3]) {
@@ -390,20 +391,31 @@ func bucketTitle(name string) string {
 	return "per-IP"
 }
 
-// rateLimitHeader sets RateLimit to the tightest bucket checked so far.
+// rateLimitHeader sets RateLimit to every bucket checked so far, the
+// tightest first (DESIGN §3 names the tightest; the others follow so that
+// clients see the remaining quota of each bucket).
 func (s *Server) rateLimitHeader(c *gin.Context, st *reqState) {
-	var tight *ratelimit.Result
-	for i := range st.limits[:st.nLimits] {
-		r := &st.limits[i]
-		if tight == nil || r.Remaining < tight.Remaining {
-			tight = r
-		}
-	}
-	if tight == nil {
+	checked := st.limits[:st.nLimits]
+	if len(checked) == 0 {
 		return
 	}
-	secs := int((tight.ResetAfter + time.Second - 1) / time.Second)
-	c.Header("RateLimit", `"`+tight.Limit.Name+`";r=`+strconv.Itoa(tight.Remaining)+";t="+strconv.Itoa(secs))
+	tight := 0
+	for i := range checked {
+		if checked[i].Remaining < checked[tight].Remaining {
+			tight = i
+		}
+	}
+	item := func(r *ratelimit.Result) string {
+		secs := int((r.ResetAfter + time.Second - 1) / time.Second)
+		return `"` + r.Limit.Name + `";r=` + strconv.Itoa(r.Remaining) + ";t=" + strconv.Itoa(secs)
+	}
+	v := item(&checked[tight])
+	for _, i := range [...]int{1, 2, 0} { // the others in the policy's order: key, org, ip
+		if i < len(checked) && i != tight && checked[i].Limit.Name != "" {
+			v += ", " + item(&checked[i])
+		}
+	}
+	c.Header("RateLimit", v)
 }
 
 // authorize is step 6.

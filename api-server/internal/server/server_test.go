@@ -364,7 +364,7 @@ func TestOtherResponses(t *testing.T) {
 		if got := w.Header().Get("RateLimit-Policy"); got != `"key";q=60;w=60, "org";q=120;w=60, "ip";q=180;w=60` {
 			t.Errorf("RateLimit-Policy %q", got)
 		}
-		if got := w.Header().Get("RateLimit"); got != `"key";r=59;t=1` {
+		if got := w.Header().Get("RateLimit"); !strings.HasPrefix(got, `"key";r=59;t=1, "org";r=119;t=1, "ip";r=`) {
 			t.Errorf("RateLimit %q", got)
 		}
 		if w.Header().Get("Strict-Transport-Security") != "" {
@@ -790,6 +790,28 @@ func TestAdmission(t *testing.T) {
 		}
 		if m := most.Load(); m != 2 {
 			t.Errorf("%d requests were past the guard at once, want 2", m)
+		}
+	})
+}
+
+// TestKeyExpiryHeader: every response to a request whose key was recognised
+// carries the key's expiry (RFC 3339, UTC); others do not.
+func TestKeyExpiryHeader(t *testing.T) {
+	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
+		e := newEnv(t, b, opts{})
+		var expires time.Time
+		if err := e.db.NewSelect().Table("developer_keys").Column("expires_at").Where("id = ?", e.allID).Scan(t.Context(), &expires); err != nil {
+			t.Fatal(err)
+		}
+		want := expires.UTC().Format(time.RFC3339)
+		for _, path := range []string{"/accounts", "/insights?limit=0", "/campaigns?accountId=nope"} {
+			w := e.get(base+path, e.all)
+			if got := w.Header().Get(server.KeyExpiresHeader); got != want {
+				t.Errorf("GET %s (%d): %s = %q, want %q", path, w.Code, server.KeyExpiresHeader, got, want)
+			}
+		}
+		if got := e.get(base+"/accounts", "").Header().Get(server.KeyExpiresHeader); got != "" {
+			t.Errorf("without a key: %s = %q, want none", server.KeyExpiresHeader, got)
 		}
 	})
 }

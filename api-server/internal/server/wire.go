@@ -61,6 +61,19 @@ type insight struct {
 // Note is meta.note of every response.
 const Note = "Stored snapshot: the data may be stale; no live request to the advertising platform was made."
 
+// Notes added to Note on a page that stops at the offset limit while rows
+// remain (nextOffset is then null, as SPEC §4 caps offset at 10000), per
+// endpoint: how to reach the rest (DESIGN §4).
+const (
+	capNoteInsights  = " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them with a narrower date range (from, to) or per account (accountId)."
+	capNoteCampaigns = " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them per account (accountId)."
+	capNoteAccounts  = " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit, and no filter of this endpoint reaches them."
+)
+
+// KeyExpiresHeader carries the expiry time of the request's key, RFC 3339
+// in UTC, on every response to a request whose key was recognised.
+const KeyExpiresHeader = "Api-Key-Expires-At"
+
 type meta struct {
 	Source          string `json:"source"`
 	LiveMetaRequest bool   `json:"liveMetaRequest"`

@@ -212,10 +212,10 @@ type Meta struct {
 	Limit           int                 `json:"limit"`
 	LiveMetaRequest MetaLiveMetaRequest `json:"liveMetaRequest"`
 
-	// NextOffset Offset of the next page; null when there is no further page. A full final page may be followed by an empty page.
+	// NextOffset Offset of the next page; null when there is no further page, or when the next offset would pass the offset limit (10000) while rows remain: `note` then says so. A full final page may be followed by an empty page.
 	NextOffset *int `json:"nextOffset"`
 
-	// Note States that the data is a stored snapshot that may be stale and that no live platform request was made.
+	// Note States that the data is a stored snapshot that may be stale and that no live platform request was made. On a page that stops at the offset limit (10000) while rows remain, it adds that more rows exist beyond the offset limit and how to reach them: a narrower date range (`from`, `to`) or `accountId` for insights, `accountId` for campaigns; no filter reaches accounts past the limit. Clients reading everything split the request that way and never treat such a page as the end.
 	Note string `json:"note"`
 
 	// Offset Offset applied.
@@ -863,6 +863,7 @@ type ClientWithResponsesInterface interface {
 
 // ReadAccountSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadAccountSnapshots
 type ReadAccountSnapshotsResponse200Headers struct {
+	ApiKeyExpiresAt *time.Time
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -881,7 +882,8 @@ type ReadAccountSnapshotsResponse401Headers struct {
 
 // ReadAccountSnapshotsResponse403Headers the declared response headers of an HTTP 403 response for ReadAccountSnapshots
 type ReadAccountSnapshotsResponse403Headers struct {
-	RateLimit *string
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
 }
 
 // ReadAccountSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for ReadAccountSnapshots
@@ -993,6 +995,7 @@ func (r ReadAccountSnapshotsResponse) ContentType() string {
 
 // ReadCampaignSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadCampaignSnapshots
 type ReadCampaignSnapshotsResponse200Headers struct {
+	ApiKeyExpiresAt *time.Time
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -1011,7 +1014,8 @@ type ReadCampaignSnapshotsResponse401Headers struct {
 
 // ReadCampaignSnapshotsResponse403Headers the declared response headers of an HTTP 403 response for ReadCampaignSnapshots
 type ReadCampaignSnapshotsResponse403Headers struct {
-	RateLimit *string
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
 }
 
 // ReadCampaignSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for ReadCampaignSnapshots
@@ -1123,6 +1127,7 @@ func (r ReadCampaignSnapshotsResponse) ContentType() string {
 
 // ReadInsightSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightSnapshots
 type ReadInsightSnapshotsResponse200Headers struct {
+	ApiKeyExpiresAt *time.Time
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -1141,7 +1146,8 @@ type ReadInsightSnapshotsResponse401Headers struct {
 
 // ReadInsightSnapshotsResponse403Headers the declared response headers of an HTTP 403 response for ReadInsightSnapshots
 type ReadInsightSnapshotsResponse403Headers struct {
-	RateLimit *string
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
 }
 
 // ReadInsightSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for ReadInsightSnapshots
@@ -1375,6 +1381,13 @@ func ParseReadAccountSnapshotsResponse(rsp *http.Response) (*ReadAccountSnapshot
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ReadAccountSnapshotsResponse200Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -1426,6 +1439,13 @@ func ParseReadAccountSnapshotsResponse(rsp *http.Response) (*ReadAccountSnapshot
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ReadAccountSnapshotsResponse403Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -1538,6 +1558,13 @@ func ParseReadCampaignSnapshotsResponse(rsp *http.Response) (*ReadCampaignSnapsh
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ReadCampaignSnapshotsResponse200Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -1589,6 +1616,13 @@ func ParseReadCampaignSnapshotsResponse(rsp *http.Response) (*ReadCampaignSnapsh
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ReadCampaignSnapshotsResponse403Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -1701,6 +1735,13 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ReadInsightSnapshotsResponse200Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -1752,6 +1793,13 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ReadInsightSnapshotsResponse403Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

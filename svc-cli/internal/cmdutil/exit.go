@@ -41,6 +41,10 @@ const (
 	// ExitUnavailable: the service answered 503 (or 502/504 from a
 	// gateway), or the network or the TLS handshake failed, or it timed out.
 	ExitUnavailable ExitCode = 6
+	// ExitIncomplete: a listing of every row (--all, --summary) could not
+	// read every row (svc.ErrIncomplete): the offset limit stops it and no
+	// narrower request reaches the rest. The rows read are printed.
+	ExitIncomplete ExitCode = 7
 )
 
 // ExitCodesHelp describes the exit codes for help texts.
@@ -51,7 +55,10 @@ const ExitCodesHelp = `Exit codes:
   3  authentication or authorization: no key, malformed key, 401 or 403
   4  not found (404), such as an accountId outside your organization
   5  rate limited (429): wait 60 seconds, or pass --wait
-  6  service unavailable (503), network or TLS failure, or time-out`
+  6  service unavailable (503), network or TLS failure, or time-out
+  7  incomplete: --all or --summary could not read every row (more than
+     10,100 rows of one account on one day, or of one listing no filter
+     splits); the rows read are printed, a summary is not`
 
 // ExitFor maps an error returned by a command to the exit code and the
 // one-line message (without the "svc: " prefix) to print on standard error.
@@ -67,7 +74,14 @@ func ExitFor(err error) (ExitCode, string) {
 		netErr   net.Error
 		stdinErr *KeyError
 	)
+	var partial *PartialError
+	if errors.As(err, &partial) && partial.Rows > 0 {
+		code, msg := ExitFor(partial.Err)
+		return code, msg + partial.suffix()
+	}
 	switch {
+	case errors.Is(err, svc.ErrIncomplete):
+		return ExitIncomplete, "incomplete: " + strings.ReplaceAll(trim(err), "svc: ", "")
 	case errors.As(err, &flagErr):
 		return ExitUsage, flagErr.Error()
 	case errors.As(err, &valErr):
@@ -143,6 +157,31 @@ func apiExit(e *svc.APIError) (ExitCode, string) {
 		return ExitUsage, "the service rejected the request (" + detail + ")"
 	}
 	return ExitError, "the service answered " + detail
+}
+
+// PartialError is an error that stopped a listing after some rows were
+// printed: the message names how many.
+type PartialError struct {
+	// Rows is how many rows were printed before the error.
+	Rows int
+	// JSON says that a JSON array was left unterminated on purpose.
+	JSON bool
+	// Err is the error.
+	Err error
+}
+
+// Error returns the message of Err and the rows printed.
+func (e *PartialError) Error() string { return e.Err.Error() + e.suffix() }
+
+// Unwrap returns Err.
+func (e *PartialError) Unwrap() error { return e.Err }
+
+func (e *PartialError) suffix() string {
+	s := fmt.Sprintf(" (%d rows were printed before this error", e.Rows)
+	if e.JSON {
+		s += "; the JSON array is left unterminated so that it cannot be read as complete"
+	}
+	return s + ")"
 }
 
 // trim drops the SDK's "svc: " prefix, which Main prints itself.

@@ -60,6 +60,8 @@ type ClientOptions struct {
 	KeyStdin bool
 	// Wait waits and retries (at most RetriesOnWait times) on 429.
 	Wait bool
+	// Hooks receive every answer and every wait (progress, key expiry).
+	Hooks svc.Hooks
 }
 
 // Client returns an API client. The key comes from SVC_API_KEY, or from the
@@ -96,6 +98,7 @@ func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
 	if o.Wait {
 		opts = append(opts, svc.WithRetryOnRateLimit(RetriesOnWait))
 	}
+	opts = append(opts, svc.WithHooks(o.Hooks))
 	return svc.NewClient(opts...)
 }
 

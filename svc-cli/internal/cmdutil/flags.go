@@ -23,6 +23,8 @@ type ListFlags struct {
 	KeyStdin bool
 	// Wait waits and retries on 429.
 	Wait bool
+	// Quiet prints no progress, no wait notices and no key-expiry warning.
+	Quiet bool
 }
 
 // AddListFlags registers the list flags on cmd.
@@ -31,7 +33,8 @@ func AddListFlags(cmd *cobra.Command, lf *ListFlags) {
 	fs.IntVar(&lf.Limit, "limit", 0, "rows per page, 1 to 100 (default: the service's, 50)")
 	fs.IntVar(&lf.Offset, "offset", 0, "rows to skip, 0 to 10000")
 	fs.StringVar(&lf.AccountID, "accountId", "", "only the rows of this account id")
-	fs.BoolVar(&lf.All, "all", false, "follow nextOffset and list every page")
+	fs.BoolVar(&lf.All, "all", false, "list every row (100 a page, paced within the rate limit; exit 7 if some rows cannot be reached)")
+	fs.BoolVarP(&lf.Quiet, "quiet", "q", false, "print no progress, wait notices or key-expiry warning on standard error")
 	fs.StringVarP(&lf.Output, "output", "o", "", "output format: table, json, jsonl or csv (default: table on a terminal, json otherwise)")
 	fs.BoolVar(&lf.KeyStdin, "key-stdin", false, "read the API key from the first line of standard input (default: $SVC_API_KEY)")
 	fs.BoolVar(&lf.Wait, "wait", false, "when rate limited (429), wait the time the service asks (60 s) and retry, up to 3 times")

@@ -1,6 +1,7 @@
 // Package listing fetches the rows of a list command, one page or every
-// page, and prints them: the one code path the accounts, campaigns and
-// insights commands share.
+// page, and prints them as they come: the one code path the accounts,
+// campaigns and insights commands share. Progress (Progress) goes to
+// standard error.
 package listing
 
 import (
@@ -11,105 +12,96 @@ import (
 
 	svc "github.com/adsnap/svc/sdk-go"
 
+	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
 	"github.com/adsnap/svc/svc-cli/internal/iostreams"
 	"github.com/adsnap/svc/svc-cli/internal/output"
 )
 
-// Pager returns the pages of a listing from the given paging options: one
-// of the SDK's Pages methods, with the command's other options bound.
-type Pager[T any] func(ctx context.Context, opts svc.ListOptions) iter.Seq2[*svc.Page[T], error]
+// Source reads a listing: one page, or every row (the SDK's AllRaw, which
+// goes past the offset limit or fails with svc.ErrIncomplete, never short).
+type Source[T any] struct {
+	// Page returns one page from the given paging options.
+	Page func(ctx context.Context, opts svc.ListOptions) (*svc.Page[T], error)
+	// All returns every row from the given options, each with the row as
+	// the service sent it (printed unchanged by json and jsonl).
+	All func(ctx context.Context, opts svc.ListOptions) iter.Seq2[svc.Row[T], error]
+	// Table, when not nil, returns the table's columns for the rows read
+	// (the ACCOUNT column of campaigns and insights looks up account ids
+	// for the rows' platform ids); it is called once, when the table is
+	// printed at the end. Nil: the spec's columns.
+	Table func(ctx context.Context, rows []T) []output.Column[T]
+}
 
 // Request is what to fetch.
 type Request struct {
 	// List is the page size, the first offset and the account filter.
 	List svc.ListOptions
-	// All follows meta.nextOffset until the last page.
+	// All reads every row (100 a page unless --limit says otherwise).
 	All bool
 }
 
-// Fetch returns the rows of one page, or of every page with req.All, and
-// the meta of the first page. With req.All it reports progress on standard
-// error when that is a terminal; paging, the moved-snapshot check
-// (svc.ErrSnapshotMoved) and the loop guard are the SDK's.
-//
-// Every page is read before anything is printed, so that a failure half-way
-// prints no partial listing (at most 10 100 rows: offsets end at 10 000).
-func Fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T]) ([]T, svc.Meta, error) {
-	rows, _, meta, err := fetch(ctx, ios, req, pages)
-	return rows, meta, err
-}
-
-// fetch is Fetch, also returning the rows as the service sent them.
-func fetch[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T]) ([]T, []json.RawMessage, svc.Meta, error) {
-	progress := req.All && ios.IsStderrTTY()
-	defer func() {
-		if progress {
-			fmt.Fprint(ios.ErrOut, "\r\x1b[K")
-		}
-	}()
-	var rows []T
-	var raw []json.RawMessage
-	var first svc.Meta
-	n := 0
-	for page, err := range pages(ctx, req.List) {
+// Run fetches rows and prints them in format f as they are read; json and
+// jsonl print each row as the service sent it. With req.All, JSON Lines,
+// CSV and JSON stream row by row; a table is printed at the end. When the
+// read fails half-way, the rows already read stay printed (a JSON array is
+// left unterminated) and the error returned is a *cmdutil.PartialError
+// naming how many rows were written. After a single page that is not the
+// last, a hint on standard error says how to get more.
+func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f output.Format, spec output.Spec[T], prog *Progress, src Source[T]) error {
+	w := output.NewWriter(ios, f, spec)
+	if src.Table != nil {
+		w.TableColumns = func(rows []T) []output.Column[T] { return src.Table(ctx, rows) }
+	}
+	if !req.All {
+		page, err := src.Page(ctx, req.List)
 		if err != nil {
-			return nil, nil, first, err
+			return err
 		}
-		if n == 0 {
-			first = page.Meta
+		if err := w.Begin(page.Meta); err != nil {
+			return err
 		}
-		n++
-		rows = append(rows, page.Data...)
-		raw = append(raw, page.RawData()...)
-		if !req.All {
-			break
+		raw := page.RawData()
+		for i, r := range page.Data {
+			var rr json.RawMessage
+			if i < len(raw) {
+				rr = raw[i]
+			}
+			if err := w.Row(r, rr); err != nil {
+				return err
+			}
 		}
-		if progress && page.Meta.NextOffset != nil {
-			fmt.Fprintf(ios.ErrOut, "\rFetched %d rows (%d pages)…", len(rows), n)
+		if err := w.Close(); err != nil {
+			return err
 		}
+		if page.Meta.NextOffset != nil {
+			fmt.Fprintf(ios.ErrOut, "More rows: --offset %d for the next page, or --all for every page.\n", *page.Meta.NextOffset)
+		}
+		return nil
 	}
-	return rows, raw, first, nil
-}
 
-// Run fetches as Fetch does and prints the rows in format f; json and
-// jsonl print each row as the service sent it. After a single
-// page that is not the last, a hint on standard error says how to get more.
-func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f output.Format, spec output.Spec[T], pages Pager[T]) error {
-	rows, raw, meta, err := fetch(ctx, ios, req, pages)
-	if err != nil {
+	prog.Start(f != output.Table)
+	defer prog.Done()
+	for row, err := range src.All(ctx, req.List) {
+		if err != nil {
+			prog.Done()
+			if aerr := w.Abort(); aerr != nil {
+				return aerr
+			}
+			return &cmdutil.PartialError{Rows: w.Rows(), JSON: f == output.JSON && w.Begun(), Err: err}
+		}
+		if !w.Begun() {
+			prog.Clear()
+			if err := w.Begin(prog.Meta()); err != nil {
+				return err
+			}
+		}
+		if err := w.Row(row.Value, row.Raw); err != nil {
+			return err
+		}
+	}
+	prog.Done()
+	if err := w.Begin(prog.Meta()); err != nil {
 		return err
 	}
-	if (f == output.JSON || f == output.JSONL) && spec.JSON == nil && len(raw) == len(rows) {
-		// What the API returned, field for field (issue #19).
-		err = output.PrintRaw(ios, f, meta, raw)
-	} else {
-		err = output.Print(ios, f, meta, rows, spec)
-	}
-	if err != nil {
-		return err
-	}
-	moreHint(ios, req, meta)
-	return nil
-}
-
-// RunTable is Run for the table format, with columns built from the rows
-// fetched (the ACCOUNT column of campaigns and insights looks up account
-// ids for the rows' platform ids).
-func RunTable[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, pages Pager[T], spec func(ctx context.Context, rows []T) output.Spec[T]) error {
-	rows, meta, err := Fetch(ctx, ios, req, pages)
-	if err != nil {
-		return err
-	}
-	if err := output.Print(ios, output.Table, meta, rows, spec(ctx, rows)); err != nil {
-		return err
-	}
-	moreHint(ios, req, meta)
-	return nil
-}
-
-// moreHint says, after a single page that is not the last, how to get more.
-func moreHint(ios *iostreams.IOStreams, req Request, meta svc.Meta) {
-	if !req.All && meta.NextOffset != nil {
-		fmt.Fprintf(ios.ErrOut, "More rows: --offset %d for the next page, or --all for every page.\n", *meta.NextOffset)
-	}
+	return w.Close()
 }

@@ -115,32 +115,6 @@ func Print[T any](ios *iostreams.IOStreams, f Format, meta svc.Meta, rows []T, s
 	return fmt.Errorf("unknown output format %q", f)
 }
 
-// PrintRaw writes rows as the service sent them (one JSON object each) in
-// the json or jsonl format, with the provenance line on standard error:
-// every field keeps the API's own form (an insight's date stays the
-// date-time the API returned). Only the whitespace changes.
-func PrintRaw(ios *iostreams.IOStreams, f Format, meta svc.Meta, rows []json.RawMessage) error {
-	fmt.Fprintln(ios.ErrOut, Provenance(meta))
-	if rows == nil {
-		rows = []json.RawMessage{}
-	}
-	enc := json.NewEncoder(ios.Out)
-	enc.SetEscapeHTML(false)
-	switch f {
-	case JSON:
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	case JSONL:
-		for _, r := range rows {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return fmt.Errorf("format %q does not print raw rows", f)
-}
-
 func jsonValue[T any](spec Spec[T], r T) any {
 	if spec.JSON != nil {
 		return spec.JSON(r)

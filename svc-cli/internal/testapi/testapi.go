@@ -7,6 +7,9 @@
 //	(none)          the data, paged by limit and offset
 //	/pages          120 accounts, campaigns and insights (3 pages by default)
 //	/moved          like /pages, but dataAsOf changes after the first page
+//	/capped         10,150 rows of one account and one day (accounts too):
+//	                past the offset limit, so --all cannot read them all
+//	/expiring       the data, with a key that expires in 3 days
 //	/empty          no rows
 //	/nasty          names holding terminal escapes and bidi controls
 //	/echo           the data, with the query string as dataAsOf
@@ -199,10 +202,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	asOf := DataAsOf
 	switch mode {
 	case "pages", "moved":
-		rows = many(resource)
+		rows = many(resource, 120)
 		if mode == "moved" && offset > 0 {
 			asOf = "2026-11-20T07:30:00Z"
 		}
+	case "capped":
+		rows = many(resource, 10150)
+	case "expiring":
+		w.Header().Set("Api-Key-Expires-At", time.Now().Add(72*time.Hour+time.Minute).UTC().Format(time.RFC3339))
 	case "empty":
 		rows = nil
 	case "nasty":
@@ -226,8 +233,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		data = append(data, json.RawMessage(rows[i].json))
 	}
 	var next any
-	if offset+len(data) < len(rows) {
-		next = offset + len(data)
+	if n := offset + len(data); n < len(rows) && n <= 10000 { // the offset limit: no nextOffset past it
+		next = n
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"data": data,
@@ -265,9 +272,9 @@ var nasty = []row{
 	{"acc_1", `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},
 }
 
-// many returns 120 generated rows of resource, all of account acc_1.
-func many(resource string) []row {
-	rows := make([]row, 120)
+// many returns n generated rows of resource, all of account acc_1.
+func many(resource string, n int) []row {
+	rows := make([]row, n)
 	for i := range rows {
 		var j string
 		switch resource {

@@ -59,15 +59,22 @@ of output says how fresh it is.`,
 }
 
 func accountsRun(ctx context.Context, opts *AccountsOptions) error {
-	client, err := opts.Client(opts.List.ClientOptions())
+	prog := listing.NewProgress(opts.IO, opts.List.Quiet)
+	co := opts.List.ClientOptions()
+	co.Hooks = prog.Hooks()
+	client, err := opts.Client(co)
 	if err != nil {
 		return err
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
-	return listing.Run(ctx, opts.IO, req, opts.Format, Spec,
-		func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.AccountPage, error] {
-			return client.Accounts.Pages(ctx, &svc.AccountListOptions{ListOptions: lo})
-		})
+	return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, listing.Source[svc.Account]{
+		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.AccountPage, error) {
+			return client.Accounts.List(ctx, &svc.AccountListOptions{ListOptions: lo})
+		},
+		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Account], error] {
+			return client.Accounts.AllRaw(ctx, &svc.AccountListOptions{ListOptions: lo})
+		},
+	})
 }
 
 // Spec is how accounts are printed.

@@ -149,7 +149,7 @@ func TestAccountsRun(t *testing.T) {
 			args:       "--limit 1 --all -o csv",
 			tty:        testapi.TTY{Stderr: true},
 			wantOut:    "id,accountName,currency,timezone,isActive,lastSyncAt\nacc_1,Acme EU,EUR,Europe/Berlin,true,2026-11-20T06:00:00Z\nacc_2,\"Acme US, \"\"East\"\"\",USD,America/New_York,false,\n",
-			wantErrOut: "\rFetched 1 rows (1 pages)…\r\x1b[K" + prov,
+			wantErrOut: "\r\x1b[KRead 1 rows (1 pages)…\r\x1b[K" + prov + "\r\x1b[KRead 2 rows (2 pages)…\r\x1b[K",
 		},
 		{
 			name:  "names cannot drive the terminal",

@@ -61,33 +61,38 @@ snapshot that may be stale; the first line of output says how fresh it is.`,
 }
 
 func campaignsRun(ctx context.Context, opts *CampaignsOptions) error {
-	client, err := opts.Client(opts.List.ClientOptions())
+	prog := listing.NewProgress(opts.IO, opts.List.Quiet)
+	co := opts.List.ClientOptions()
+	co.Hooks = prog.Hooks()
+	client, err := opts.Client(co)
 	if err != nil {
 		return err
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
-	fetch := func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.CampaignPage, error] {
-		return client.Campaigns.Pages(ctx, &svc.CampaignListOptions{ListOptions: lo})
-	}
-	if opts.Format != output.Table {
-		return listing.Run(ctx, opts.IO, req, opts.Format, Spec, fetch)
-	}
-	return listing.RunTable(ctx, opts.IO, req, fetch, func(ctx context.Context, rows []svc.Campaign) output.Spec[svc.Campaign] {
-		platform := make([]string, len(rows))
-		for i, r := range rows {
-			platform[i] = r.PlatformAdAccountID
-		}
-		ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
-			p, err := client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}})
-			if err != nil || len(p.Data) == 0 {
-				return "", err
+	return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, listing.Source[svc.Campaign]{
+		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
+			return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
+		},
+		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Campaign], error] {
+			return client.Campaigns.AllRaw(ctx, &svc.CampaignListOptions{ListOptions: lo})
+		},
+		Table: func(ctx context.Context, rows []svc.Campaign) []output.Column[svc.Campaign] {
+			platform := make([]string, len(rows))
+			for i, r := range rows {
+				platform[i] = r.PlatformAdAccountID
 			}
-			return p.Data[0].PlatformAdAccountID, nil
-		})
-		if err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
-		}
-		return TableSpec(ids)
+			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
+				p, err := client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}})
+				if err != nil || len(p.Data) == 0 {
+					return "", err
+				}
+				return p.Data[0].PlatformAdAccountID, nil
+			})
+			if err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
+			}
+			return TableSpec(ids).Table
+		},
 	})
 }
 

@@ -92,16 +92,24 @@ level (rows, spend, impressions, clicks, purchases, purchase value).`,
 }
 
 func insightsRun(ctx context.Context, opts *InsightsOptions) error {
-	client, err := opts.Client(opts.List.ClientOptions())
+	prog := listing.NewProgress(opts.IO, opts.List.Quiet)
+	co := opts.List.ClientOptions()
+	co.Hooks = prog.Hooks()
+	client, err := opts.Client(co)
 	if err != nil {
 		return err
 	}
-	fetch := func(ctx context.Context, lo svc.ListOptions) iter.Seq2[*svc.InsightPage, error] {
-		return client.Insights.Pages(ctx, &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To})
+	withDates := func(lo svc.ListOptions) *svc.InsightListOptions {
+		return &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To}
 	}
-	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
-	if !opts.Summary && opts.Format == output.Table {
-		return listing.RunTable(ctx, opts.IO, req, fetch, func(ctx context.Context, rows []svc.Insight) output.Spec[svc.Insight] {
+	src := listing.Source[svc.Insight]{
+		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
+			return client.Insights.List(ctx, withDates(lo))
+		},
+		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Insight], error] {
+			return client.Insights.AllRaw(ctx, withDates(lo))
+		},
+		Table: func(ctx context.Context, rows []svc.Insight) []output.Column[svc.Insight] {
 			platform := make([]string, len(rows))
 			for i, r := range rows {
 				platform[i] = r.PlatformAdAccountID
@@ -116,17 +124,28 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 			if err != nil {
 				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
 			}
-			return TableSpec(ids)
-		})
+			return TableSpec(ids).Table
+		},
 	}
+	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
 	if !opts.Summary {
-		return listing.Run(ctx, opts.IO, req, opts.Format, Spec, fetch)
+		return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, src)
 	}
-	rows, meta, err := listing.Fetch(ctx, opts.IO, req, fetch)
-	if err != nil {
-		return err
+	// Totals are computed as the rows stream in, from every row of the
+	// range: when the read cannot finish, no totals are printed at all.
+	var totals svc.InsightTotals
+	rows := 0
+	prog.Start(false)
+	for row, err := range src.All(ctx, req.List) {
+		if err != nil {
+			prog.Done()
+			return fmt.Errorf("no totals printed, since they would miss rows (%d rows read): %w", rows, err)
+		}
+		totals.Add(row.Value)
+		rows++
 	}
-	if err := output.Print(opts.IO, opts.Format, meta, svc.SummarizeInsights(rows), SummarySpec); err != nil {
+	prog.Done()
+	if err := output.Print(opts.IO, opts.Format, prog.Meta(), totals.Summaries(), SummarySpec); err != nil {
 		return err
 	}
 	fmt.Fprintln(opts.IO.ErrOut, "Totals per currency and level: amounts in different currencies, and account-level and campaign-level rows (which overlap), are never added together.")
