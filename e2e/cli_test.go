@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/adsnap/svc/e2e/internal/harness"
 )
 
@@ -71,10 +73,11 @@ func testCLI(t *testing.T, e *env) {
 	}
 	want := f.ExpectedInsights(harness.OrgAlpha, "", f.Today.AddDate(0, 0, -29), f.Today)
 	wantIDs(t, "insights --all", insights, want)
+	// Each row is what the API returned, field for field (the date keeps
+	// its date-time).
 	for i, row := range insights {
-		w := want[i].(map[string]any)
-		if row["spend"] != w["spend"] || row["purchases"] != w["purchases"] {
-			t.Errorf("row %v: spend %v purchases %v, want %v %v", row["id"], row["spend"], row["purchases"], w["spend"], w["purchases"])
+		if diff := cmp.Diff(want[i], any(row)); diff != "" {
+			t.Errorf("svc insights -o json row %v differs from the API's (-want +got):\n%s", row["id"], diff)
 			break
 		}
 	}

@@ -19,6 +19,12 @@ func (s *AccountsService) List(ctx context.Context, opts *AccountListOptions) (*
 // first 10,100. It yields an error once and stops, including when the
 // snapshot moves between pages ([ErrSnapshotMoved]). API: GET /accounts.
 func (s *AccountsService) All(ctx context.Context, opts *AccountListOptions) iter.Seq2[Account, error] {
+	return values(allAccounts(ctx, s.client, opts))
+}
+
+// AllRaw is All, yielding each row with the row exactly as the service sent
+// it (Row.Raw), for printing rows unchanged.
+func (s *AccountsService) AllRaw(ctx context.Context, opts *AccountListOptions) iter.Seq2[Row[Account], error] {
 	return allAccounts(ctx, s.client, opts)
 }
 

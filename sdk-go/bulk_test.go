@@ -226,6 +226,60 @@ func TestInsightsAllReadsADayPastTheLimitAccountByAccount(t *testing.T) {
 	}
 }
 
+// TestAllRawPairsEachRowWithItsJSON: AllRaw yields the rows of All (in the
+// order the tests above check), each with the row exactly as the service sent it, also for the rows held back
+// and read again when the date range is narrowed past the offset limit and
+// for a day read account by account.
+func TestAllRawPairsEachRowWithItsJSON(t *testing.T) {
+	t.Parallel()
+	to := DateOf(testToday)
+	split := &fakeAPI{t: t}
+	for d := range 30 {
+		for _, acc := range []string{"acc_a", "acc_b"} {
+			split.insights = append(split.insights, insightsOn(acc, to.AddDays(-d), 205+d%2)...)
+		}
+	}
+	day := to.AddDays(-3)
+	byAccount := &fakeAPI{t: t, accounts: []fakeRow{{ID: "acc_a"}, {ID: "acc_b"}}}
+	byAccount.insights = append(byAccount.insights, insightsOn("acc_a", day.AddDays(1), 40)...)
+	byAccount.insights = append(byAccount.insights, insightsOn("acc_a", day, 6000)...)
+	byAccount.insights = append(byAccount.insights, insightsOn("acc_b", day, 5000)...)
+	var byAccountOrder []string
+	byAccountOrder = append(byAccountOrder, wantOrder(insightsOn("acc_a", day.AddDays(1), 40), true)...)
+	byAccountOrder = append(byAccountOrder, wantOrder(insightsOn("acc_a", day, 6000), true)...)
+	byAccountOrder = append(byAccountOrder, wantOrder(insightsOn("acc_b", day, 5000), true)...)
+	for _, tt := range []struct {
+		name string
+		f    *fakeAPI
+		want []string
+	}{
+		{"date split", split, wantOrder(split.insights, true)},
+		{"day by account", byAccount, byAccountOrder},
+	} {
+		name, c, want := tt.name, tt.f.client(t), tt.want
+		var got []string
+		for row, err := range c.Insights.AllRaw(t.Context(), nil) {
+			if err != nil {
+				t.Fatalf("%s: AllRaw: %v", name, err)
+			}
+			var sent struct {
+				ID   string `json:"id"`
+				Date Date   `json:"date"`
+			}
+			if err := json.Unmarshal(row.Raw, &sent); err != nil {
+				t.Fatalf("%s: row %d: raw %q: %v", name, len(got), row.Raw, err)
+			}
+			if sent.ID != row.Value.ID || row.Value.Date == nil || sent.Date != *row.Value.Date {
+				t.Fatalf("%s: row %d: raw %s is not the row of %+v", name, len(got), row.Raw, row.Value)
+			}
+			got = append(got, row.Value.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: AllRaw gave %d rows, want %d in All's order (first difference at %d)", name, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
 func TestInsightsAllIncompleteForOneAccountDayPastTheLimit(t *testing.T) {
 	t.Parallel()
 	day := DateOf(testToday).AddDays(-1)

@@ -20,6 +20,12 @@ func (s *CampaignsService) List(ctx context.Context, opts *CampaignListOptions) 
 // stops: [ErrIncomplete] when one account's campaigns pass the limit,
 // [ErrSnapshotMoved] when the snapshot moves. API: GET /campaigns.
 func (s *CampaignsService) All(ctx context.Context, opts *CampaignListOptions) iter.Seq2[Campaign, error] {
+	return values(allCampaigns(ctx, s.client, opts))
+}
+
+// AllRaw is All, yielding each row with the row exactly as the service sent
+// it (Row.Raw), for printing rows unchanged.
+func (s *CampaignsService) AllRaw(ctx context.Context, opts *CampaignListOptions) iter.Seq2[Row[Campaign], error] {
 	return allCampaigns(ctx, s.client, opts)
 }
 

@@ -3,7 +3,9 @@ package svc
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -214,3 +216,36 @@ func TestKeyNeverPrinted(t *testing.T) {
 }
 
 func hexOf(s string) string { return fmt.Sprintf("%x", s) }
+
+// TestSiteURLFromEnv: without WithSiteURL the client reads SVC_SITE_URL, as
+// the svc command does, so the README's example runs against a local
+// server; WithSiteURL wins over it, and an invalid value names the variable.
+func TestSiteURLFromEnv(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.Path
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":[],"meta":{"source":"stored_snapshot","limit":50,"offset":0,"nextOffset":null,"returned":0,"dataAsOf":""}}`)
+	}))
+	defer srv.Close()
+	t.Setenv(SiteURLEnv, srv.URL+"/prefix/")
+	c, err := NewClient(WithAPIKey(zeroKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Accounts.List(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got != testAPIPath+"/accounts" {
+		t.Errorf("request went to %q, want %q", got, testAPIPath+"/accounts")
+	}
+	c, err = NewClient(WithAPIKey(zeroKey), WithSiteURL("https://other.example"))
+	if err != nil || c.cfg.site.String() != "https://other.example" {
+		t.Errorf("WithSiteURL with SVC_SITE_URL set: site %v, err %v", c, err)
+	}
+	t.Setenv(SiteURLEnv, "http://api.example.com")
+	_, err = NewClient(WithAPIKey(zeroKey))
+	if !errors.Is(err, ErrInvalidSiteURL) || !strings.Contains(err.Error(), SiteURLEnv) {
+		t.Errorf("invalid SVC_SITE_URL: %v, want ErrInvalidSiteURL naming %s", err, SiteURLEnv)
+	}
+}

@@ -159,3 +159,21 @@ func TestDecodeInvalidValues(t *testing.T) {
 		})
 	}
 }
+
+// TestRawData: a page keeps each row exactly as the service sent it, for
+// printing it unchanged (svc -o json).
+func TestRawData(t *testing.T) {
+	t.Parallel()
+	row := `{"id":"ins_1","date":"2026-11-19T00:00:00Z","purchaseValue":78.450,"extra":"kept"}`
+	c, _ := newServer(t, jsonHandler(http.StatusOK, `{"data":[`+row+`],"meta":`+metaJSON+`}`))
+	got, err := c.Insights.List(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := got.RawData(); len(raw) != 1 || string(raw[0]) != row {
+		t.Errorf("RawData() = %q, want [%s]", raw, row)
+	}
+	if got.Data[0].Date.String() != "2026-11-19" || *got.Data[0].PurchaseValue != 78.45 {
+		t.Errorf("typed row %+v", got.Data[0])
+	}
+}

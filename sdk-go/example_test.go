@@ -74,7 +74,7 @@ func ExampleAccountsService_List() {
 
 	client, err := svc.NewClient(
 		svc.WithAPIKey(exampleKey), // or svc.WithAPIKeyFromEnv()
-		svc.WithSiteURL(srv.URL),   // omit to use svc.DefaultSiteURL
+		svc.WithSiteURL(srv.URL),   // omit to use $SVC_SITE_URL or svc.DefaultSiteURL
 	)
 	if err != nil {
 		log.Fatal(err)

@@ -187,6 +187,9 @@ func diffValue(b *strings.Builder, path string, w, g reflect.Value) {
 			return
 		}
 		for i := range w.NumField() {
+			if !w.Type().Field(i).IsExported() {
+				continue // such as Page's raw rows, checked by their own tests
+			}
 			diffValue(b, path+"."+w.Type().Field(i).Name, w.Field(i), g.Field(i))
 		}
 		return

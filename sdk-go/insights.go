@@ -23,6 +23,12 @@ func (s *InsightsService) List(ctx context.Context, opts *InsightListOptions) (*
 // day over 10,100 rows), [ErrSnapshotMoved] when the snapshot moves. API:
 // GET /insights.
 func (s *InsightsService) All(ctx context.Context, opts *InsightListOptions) iter.Seq2[Insight, error] {
+	return values(allInsights(ctx, s.client, opts))
+}
+
+// AllRaw is All, yielding each row with the row exactly as the service sent
+// it (Row.Raw), for printing rows unchanged.
+func (s *InsightsService) AllRaw(ctx context.Context, opts *InsightListOptions) iter.Seq2[Row[Insight], error] {
 	return allInsights(ctx, s.client, opts)
 }
 

@@ -2,9 +2,39 @@ package svc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 )
+
+// Row is one row of a bulk read: the typed value, and the row exactly as
+// the service sent it (one JSON object), for printing it unchanged (an
+// insight's date-time "2026-11-19T00:00:00Z" is the [Date] 2026-11-19 in
+// Value). See AllRaw of each service.
+type Row[T any] struct {
+	Value T
+	Raw   json.RawMessage
+}
+
+// values iterates over the typed values of rows.
+func values[T any](rows iter.Seq2[Row[T], error]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for r, err := range rows {
+			if !yield(r.Value, err) {
+				return
+			}
+		}
+	}
+}
+
+// rawAt returns row i of page as the service sent it, or nil for a page
+// that was not decoded from a response.
+func rawAt[T any](page *Page[T], i int) json.RawMessage {
+	if i < len(page.raw) {
+		return page.raw[i]
+	}
+	return nil
+}
 
 // list fetches one page of endpoint with opts, validated first. bulk marks
 // the request of an iterator (see Client.get).
@@ -39,20 +69,19 @@ type walk[T any] struct {
 	c        *Client
 	endpoint string
 	op       string
-	yield    func(T, error) bool
+	yield    func(Row[T], error) bool
 	asOf     string
 	started  bool
 	rows     int
 }
 
-func newWalk[T any](c *Client, endpoint string, yield func(T, error) bool) *walk[T] {
+func newWalk[T any](c *Client, endpoint string, yield func(Row[T], error) bool) *walk[T] {
 	return &walk[T]{c: c, endpoint: endpoint, op: "GET " + endpoint, yield: yield}
 }
 
 // fail yields err once, with a zero row.
 func (w *walk[T]) fail(err error) bool {
-	var zero T
-	w.yield(zero, err)
+	w.yield(Row[T]{}, err)
 	return false
 }
 
@@ -61,9 +90,9 @@ func (w *walk[T]) incomplete(reason string, err error) bool {
 	return w.fail(&IncompleteError{Endpoint: w.op, Rows: w.rows, Reason: reason, Err: err})
 }
 
-// emit yields one row.
-func (w *walk[T]) emit(row T) bool {
-	if !w.yield(row, nil) {
+// emit yields one row, with the row as the service sent it.
+func (w *walk[T]) emit(row T, raw json.RawMessage) bool {
+	if !w.yield(Row[T]{Value: row, Raw: raw}, nil) {
 		return false
 	}
 	w.rows++
@@ -114,12 +143,12 @@ func plain[T, O any, P interface {
 		if !ok {
 			return false
 		}
-		for _, row := range page.Data {
+		for i, row := range page.Data {
 			if skip > 0 {
 				skip--
 				continue
 			}
-			if !w.emit(row) {
+			if !w.emit(row, rawAt(page, i)) {
 				return false
 			}
 		}
@@ -232,11 +261,11 @@ func bulkOptions[O any, P interface {
 // past the offset limit, so an organization with more than 10,100 accounts
 // gets ErrIncomplete after the first 10,100 (ad accounts of one
 // organization number in the tens or hundreds).
-func allAccounts(ctx context.Context, c *Client, opts *AccountListOptions) iter.Seq2[Account, error] {
+func allAccounts(ctx context.Context, c *Client, opts *AccountListOptions) iter.Seq2[Row[Account], error] {
 	o := bulkOptions(opts)
-	return func(yield func(Account, error) bool) {
+	return func(yield func(Row[Account], error) bool) {
 		if _, err := o.query(DateOf(c.cfg.now().UTC())); err != nil {
-			yield(Account{}, err)
+			yield(Row[Account]{}, err)
 			return
 		}
 		w := newWalk(c, "/accounts", yield)
@@ -248,11 +277,11 @@ func allAccounts(ctx context.Context, c *Client, opts *AccountListOptions) iter.
 // organization do not fit below the offset limit (a first request at
 // offset MaxOffset tells), it lists the accounts first and then the
 // campaigns of each account: the order is then by account, then id.
-func allCampaigns(ctx context.Context, c *Client, opts *CampaignListOptions) iter.Seq2[Campaign, error] {
+func allCampaigns(ctx context.Context, c *Client, opts *CampaignListOptions) iter.Seq2[Row[Campaign], error] {
 	o := bulkOptions(opts)
-	return func(yield func(Campaign, error) bool) {
+	return func(yield func(Row[Campaign], error) bool) {
 		if _, err := o.query(DateOf(c.cfg.now().UTC())); err != nil {
-			yield(Campaign{}, err)
+			yield(Row[Campaign]{}, err)
 			return
 		}
 		w := newWalk(c, "/campaigns", yield)
@@ -296,12 +325,12 @@ func allCampaigns(ctx context.Context, c *Client, opts *CampaignListOptions) ite
 // is complete, so none is yielded twice. A single day that alone passes the
 // limit is read account by account (its rows then come by account, then
 // id); one account's day past the limit gives ErrIncomplete.
-func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.Seq2[Insight, error] {
+func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.Seq2[Row[Insight], error] {
 	o := bulkOptions(opts)
-	return func(yield func(Insight, error) bool) {
+	return func(yield func(Row[Insight], error) bool) {
 		today := DateOf(c.cfg.now().UTC())
 		if _, err := o.query(today); err != nil {
-			yield(Insight{}, err)
+			yield(Row[Insight]{}, err)
 			return
 		}
 		w := newWalk(c, "/insights", yield)
@@ -322,7 +351,7 @@ func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.
 					// No split is left: yield what was read of the day (the
 					// first rows in the documented order), then fail.
 					for _, row := range r.held {
-						if !w.emit(row) {
+						if !w.emit(row.Value, row.Raw) {
 							return
 						}
 					}
@@ -348,11 +377,11 @@ func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.
 
 // windowResult is how one date window of insights ended.
 type windowResult struct {
-	capped    bool      // stopped at the offset limit
-	overflow  bool      // day alone passes the limit
-	day       Date      // the day being read when it stopped
-	firstHeld string    // id of the first row held back of day
-	held      []Insight // the rows of day held back
+	capped    bool           // stopped at the offset limit
+	overflow  bool           // day alone passes the limit
+	day       Date           // the day being read when it stopped
+	firstHeld string         // id of the first row held back of day
+	held      []Row[Insight] // the rows of day held back
 }
 
 // insightWindow reads one date window. Rows of the day being read are held
@@ -360,12 +389,12 @@ type windowResult struct {
 // day complete; rows before dropUntil, when set, were handled before and are
 // dropped.
 func insightWindow(ctx context.Context, w *walk[Insight], win InsightListOptions, dropUntil string) (windowResult, bool) {
-	var held []Insight
+	var held []Row[Insight]
 	var day Date
 	released := false
 	release := func() bool {
 		for _, row := range held {
-			if !w.emit(row) {
+			if !w.emit(row.Value, row.Raw) {
 				return false
 			}
 		}
@@ -384,7 +413,7 @@ func insightWindow(ctx context.Context, w *walk[Insight], win InsightListOptions
 		if !ok {
 			return windowResult{}, false
 		}
-		for _, row := range page.Data {
+		for i, row := range page.Data {
 			d := Date{}
 			if row.Date != nil {
 				d = *row.Date
@@ -405,7 +434,7 @@ func insightWindow(ctx context.Context, w *walk[Insight], win InsightListOptions
 				}
 				day = d
 			}
-			held = append(held, row)
+			held = append(held, Row[Insight]{Value: row, Raw: rawAt(page, i)})
 		}
 		more, ok := w.next(page.Meta, &win.ListOptions)
 		if !ok {
@@ -427,7 +456,7 @@ func insightWindow(ctx context.Context, w *walk[Insight], win InsightListOptions
 			// range can go past it.
 			r.overflow = true
 		case len(held) > 0:
-			r.firstHeld = held[0].ID
+			r.firstHeld = held[0].Value.ID
 		default:
 			r.overflow = true
 		}

@@ -17,12 +17,41 @@ type Page[T any] struct {
 	// Response is the metadata of the HTTP answer: request id, rate-limit
 	// buckets, the key's expiry.
 	Response *Response `json:"-"`
+
+	raw []json.RawMessage // the rows of Data as the service sent them
 }
 
 func (p *Page[T]) meta() *Meta {
 	m := p.Meta
 	return &m
 }
+
+// UnmarshalJSON decodes the envelope and keeps each row as the service sent
+// it as well, for [Page.RawData].
+func (p *Page[T]) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Data []json.RawMessage `json:"data"`
+		Meta Meta              `json:"meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	data := make([]T, len(w.Data))
+	for i, raw := range w.Data {
+		if err := json.Unmarshal(raw, &data[i]); err != nil {
+			return fmt.Errorf("data[%d]: %w", i, err)
+		}
+	}
+	p.Data, p.Meta, p.raw = data, w.Meta, w.Data
+	return nil
+}
+
+// RawData returns the rows of the page exactly as the service sent them
+// (one JSON object per row, in the order of Data), for printing them
+// unchanged: Data is the typed view, in which, for example, an insight's
+// date-time "2026-11-19T00:00:00Z" is the [Date] 2026-11-19. It is nil for a
+// page that was not decoded from a response.
+func (p *Page[T]) RawData() []json.RawMessage { return p.raw }
 
 // AccountPage is one page of ad accounts. API: GET /accounts.
 type AccountPage = Page[Account]

@@ -18,12 +18,15 @@ import (
 
 const (
 	// DefaultSiteURL is the site the client talks to unless WithSiteURL
-	// names another one.
+	// or SVC_SITE_URL names another one.
 	DefaultSiteURL = "https://adsnap.example"
 	// APIPath is the path of the API below the site URL.
 	APIPath = "/api/v1/developer"
 	// APIKeyEnv is the environment variable WithAPIKeyFromEnv reads.
 	APIKeyEnv = "SVC_API_KEY"
+	// SiteURLEnv is the environment variable NewClient reads for the site
+	// when WithSiteURL is not given, as the svc command does.
+	SiteURLEnv = "SVC_SITE_URL"
 	// DefaultTimeout bounds each HTTP request, including reading its body.
 	DefaultTimeout = 15 * time.Second
 	// MaxRateLimitJitter is the most that is added at random to the
@@ -186,14 +189,10 @@ const userAgent = "svc-sdk-go/" + Version
 
 // NewClient returns a client configured by opts. A key must be given with
 // [WithAPIKey] or [WithAPIKeyFromEnv]; it is checked with [ValidateAPIKey]
-// before anything is sent.
+// before anything is sent. The site is the one of [WithSiteURL], else the
+// SVC_SITE_URL environment variable when it is set, else [DefaultSiteURL].
 func NewClient(opts ...Option) (*Client, error) {
-	site, err := parseSiteURL(DefaultSiteURL)
-	if err != nil {
-		return nil, err
-	}
 	cfg := config{
-		site:      site,
 		timeout:   DefaultTimeout,
 		userAgent: userAgent,
 		now:       time.Now,
@@ -207,6 +206,18 @@ func NewClient(opts ...Option) (*Client, error) {
 		if err := opt(&cfg); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.site == nil {
+		site, err := parseSiteURL(DefaultSiteURL)
+		if v := os.Getenv(SiteURLEnv); v != "" {
+			if site, err = parseSiteURL(v); err != nil {
+				return nil, fmt.Errorf("%w (from %s)", err, SiteURLEnv)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		cfg.site = site
 	}
 	if cfg.key == nil {
 		return nil, fmt.Errorf("svc: %w: use WithAPIKey or WithAPIKeyFromEnv", ErrMissingAPIKey)

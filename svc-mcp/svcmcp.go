@@ -104,7 +104,7 @@ func NewServer(opts ...Option) *mcp.Server {
 			// Only tools: no logging capability, no resources, no prompts.
 			Capabilities: &mcp.ServerCapabilities{},
 		})
-	s.AddReceivingMiddleware(logProtocol(cfg.logger))
+	s.AddReceivingMiddleware(logProtocol(cfg.logger), clearArgumentErrors)
 	addAccountsTool(s, t)
 	addCampaignsTool(s, t)
 	addInsightsTool(s, t)

@@ -11,6 +11,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/adsnap/svc/api-server/internal/snapshot"
+	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/keys-admin/database"
+	"github.com/adsnap/svc/keys-admin/keys"
 )
 
 // lockedBuffer is written by the server goroutine and read by the test.
@@ -31,60 +36,215 @@ var (
 	reSite = regexp.MustCompile(`Serving on (http://[0-9.:]+)`)
 )
 
-// TestDemoTwice runs svc-api demo twice on one data directory: each run
-// serves the demo data with a fresh key, and the previous key is revoked.
+// demoRun is a running svc-api demo.
+type demoRun struct {
+	site, key   string
+	out, errOut *lockedBuffer
+	cancel      func()
+	done        chan int
+}
+
+// startDemo runs svc-api demo with args and waits until it serves.
+func startDemo(t *testing.T, args ...string) *demoRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	d := &demoRun{out: &lockedBuffer{}, errOut: &lockedBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	go func() { d.done <- Run(ctx, append([]string{"demo"}, args...), nil, d.out, d.errOut) }()
+	for deadline := time.Now().Add(30 * time.Second); d.site == "" && time.Now().Before(deadline); {
+		if m := reSite.FindStringSubmatch(d.out.String()); m != nil {
+			d.site = m[1]
+		}
+		select {
+		case code := <-d.done:
+			cancel()
+			t.Fatalf("demo exited %d:\n%s\n%s", code, d.out.String(), d.errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if d.site == "" {
+		cancel()
+		t.Fatalf("demo did not start:\n%s\n%s", d.out.String(), d.errOut.String())
+	}
+	d.key = reKey.FindString(d.out.String())
+	t.Cleanup(func() { d.stop(t) })
+	return d
+}
+
+// stop ends the demo and checks that it exits 0.
+func (d *demoRun) stop(t *testing.T) {
+	t.Helper()
+	if d.cancel == nil {
+		return
+	}
+	d.cancel()
+	d.cancel = nil
+	if code := <-d.done; code != 0 {
+		t.Errorf("demo exit %d\n%s", code, d.errOut.String())
+	}
+}
+
+func status(t *testing.T, site, key, path string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, site+path, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestDemoTwice runs svc-api demo twice on one data directory. A second run
+// on the busy port of the first says so, says how to pick another port, and
+// changes nothing; a second run on another port prints a new key, and the
+// first run's key keeps working. SVC_DATABASE_URL is ignored: the demo uses
+// its own embedded database. The output names the organization and user
+// for keys-admin.
 func TestDemoTwice(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SVC_REDIS_URL", "")
-	var keys []string
-	for run := range 2 {
-		ctx, cancel := context.WithCancel(t.Context())
-		var out, errOut lockedBuffer
-		done := make(chan int, 1)
-		go func() {
-			done <- Run(ctx, []string{"demo", "--data-dir", dir, "--listen", "127.0.0.1:0"}, nil, &out, &errOut)
-		}()
-		var site string
-		for deadline := time.Now().Add(30 * time.Second); site == "" && time.Now().Before(deadline); {
-			if m := reSite.FindStringSubmatch(out.String()); m != nil {
-				site = m[1]
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if site == "" {
-			cancel()
-			t.Fatalf("run %d: demo did not start:\n%s\n%s", run, out.String(), errOut.String())
-		}
-		key := reKey.FindString(out.String())
-		if !strings.Contains(out.String(), `curl -H "Authorization: Bearer `+key+`" `+site+`/api/v1/developer/accounts`) ||
-			!strings.Contains(out.String(), "SVC_SITE_URL="+site+" SVC_API_KEY="+key+" svc accounts") {
-			t.Errorf("run %d: output lacks the commands:\n%s", run, out.String())
-		}
-		if !strings.Contains(errOut.String(), "apply per replica") {
-			t.Errorf("run %d: no warning about per-process limits:\n%s", run, errOut.String())
-		}
-		keys = append(keys, key)
-		for i, k := range keys {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, site+"/api/v1/developer/insights?limit=3", nil)
-			req.Header.Set("Authorization", "Bearer "+k)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			want := http.StatusOK
-			if i < len(keys)-1 {
-				want = http.StatusUnauthorized // the previous run's key was revoked
-			}
-			if resp.StatusCode != want {
-				t.Errorf("run %d, key %d: %d, want %d", run, i, resp.StatusCode, want)
-			}
-		}
-		cancel()
-		if code := <-done; code != 0 {
-			t.Fatalf("run %d: exit %d\n%s", run, code, errOut.String())
+	t.Setenv("SVC_DATABASE_URL", "postgres://nobody@127.0.0.1:1/not_the_demo?sslmode=disable")
+	first := startDemo(t, "--data-dir", dir, "--listen", "127.0.0.1:0")
+	out := first.out.String()
+	db := "sqlite:" + filepath.Join(dir, "demo.db")
+	for _, want := range []string{
+		`curl -H "Authorization: Bearer ` + first.key + `" ` + first.site + `/api/v1/developer/accounts`,
+		"export SVC_SITE_URL=" + first.site + " SVC_API_KEY=" + first.key + "\n  svc accounts\n",
+		"svc insights --summary",
+		"keys-admin list --database-url " + db + " --org org_demo_acme --user u_demo_acme_owner",
+		`{"command": "svc", "args": ["mcp"]`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	if !strings.Contains(first.errOut.String(), "apply per replica") || !strings.Contains(first.errOut.String(), "SVC_DATABASE_URL is ignored") {
+		t.Errorf("stderr lacks the per-process limits warning or the SVC_DATABASE_URL note:\n%s", first.errOut.String())
+	}
+	if code := status(t, first.site, first.key, "/api/v1/developer/insights?limit=3"); code != http.StatusOK {
+		t.Fatalf("first key: %d", code)
+	}
+
+	// Same port while the first runs: refused, nothing changed.
+	var o, e bytes.Buffer
+	addr := strings.TrimPrefix(first.site, "http://")
+	code := Run(t.Context(), []string{"demo", "--data-dir", dir, "--listen", addr}, nil, &o, &e)
+	if code != exitUsage || !strings.Contains(e.String(), addr+" is busy") || !strings.Contains(e.String(), "--listen 127.0.0.1:8081") ||
+		!strings.Contains(e.String(), "SVC_LISTEN_ADDR=") || reKey.MatchString(o.String()) {
+		t.Errorf("demo on a busy port: exit %d\nstdout %s\nstderr %s", code, o.String(), e.String())
+	}
+	if code := status(t, first.site, first.key, "/api/v1/developer/accounts"); code != http.StatusOK {
+		t.Errorf("first key after a refused second run: %d, want 200", code)
+	}
+
+	// Another port: a new key, and the first still works.
+	second := startDemo(t, "--data-dir", dir, "--listen", "127.0.0.1:0")
+	if second.key == first.key || second.key == "" {
+		t.Fatalf("second run key %q", second.key)
+	}
+	if !strings.Contains(second.out.String(), "Keys printed by earlier demo runs still work until they expire (1 active)") {
+		t.Errorf("second run does not say earlier keys still work:\n%s", second.out.String())
+	}
+	for i, k := range []string{first.key, second.key} {
+		if code := status(t, second.site, k, "/api/v1/developer/accounts"); code != http.StatusOK {
+			t.Errorf("key %d on the second run: %d, want 200", i, code)
+		}
+	}
+	second.stop(t)
+	first.stop(t)
+}
+
+// TestDemoKeyLimit: demo runs never exceed the organization's 10 active
+// keys; at the limit the oldest demo key is revoked, and only that one.
+func TestDemoKeyLimit(t *testing.T) {
+	ctx := t.Context()
+	db, err := database.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "demo.db"), database.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := store.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.Import(ctx, db, snapshot.Demo(time.Now()), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var created []string
+	for i := range keys.MaxActiveKeys + 2 {
+		dk, err := newDemoKey(ctx, db)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		created = append(created, dk.created.ID)
+		wantRevoked := max(0, i+1-keys.MaxActiveKeys)
+		if len(dk.revoked) != min(1, wantRevoked) {
+			t.Errorf("run %d revoked %d keys", i, len(dk.revoked))
+		}
+		if len(dk.revoked) == 1 && dk.revoked[0].ID != created[wantRevoked-1] {
+			t.Errorf("run %d revoked %s, want the oldest %s", i, dk.revoked[0].ID, created[wantRevoked-1])
+		}
+	}
+	ks := keys.New(db)
+	defer ks.Close()
+	list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := 0
+	for _, k := range list {
+		if k.State == keys.StateActive {
+			active++
+		}
+	}
+	if active != keys.MaxActiveKeys {
+		t.Errorf("%d active keys, want %d", active, keys.MaxActiveKeys)
+	}
+}
+
+// TestDemoReachesToday: a demo still running after UTC midnight imports the
+// new day, so that "today" has rows.
+func TestDemoReachesToday(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	clock := time.Now().UTC().Truncate(24 * time.Hour).Add(23*time.Hour + 59*time.Minute)
+	tick := make(chan time.Time)
+	demoNow = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	demoAfter = func(time.Duration) <-chan time.Time { return tick }
+	t.Cleanup(func() { demoNow, demoAfter = time.Now, time.After })
+
+	d := startDemo(t, "--data-dir", dir, "--listen", "127.0.0.1:0")
+	db, err := database.Open(t.Context(), "sqlite:"+filepath.Join(dir, "demo.db"), database.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tomorrow := clock.Add(2 * time.Minute)
+	rows := func(day time.Time) int {
+		n, err := db.NewSelect().TableExpr("insights_daily").Where("date = ?", day.Format(time.DateOnly)).Count(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	if n := rows(clock); n == 0 {
+		t.Fatalf("no rows for the start day")
+	}
+	if n := rows(tomorrow); n != 0 {
+		t.Fatalf("%d rows for tomorrow before midnight", n)
+	}
+	mu.Lock()
+	clock = tomorrow
+	mu.Unlock()
+	tick <- tomorrow
+	want := rows(clock.Add(-2 * time.Minute))
+	for deadline := time.Now().Add(2 * time.Minute); rows(tomorrow) != want && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := rows(tomorrow); n != want {
+		t.Errorf("after midnight: %d rows for the new day, want %d", n, want)
+	}
+	d.stop(t)
 }
 
 func TestImportCommand(t *testing.T) {

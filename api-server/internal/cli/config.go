@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,6 +41,10 @@ type config struct {
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration
+
+	// listener, when not nil, is the socket serve uses instead of
+	// listening on Listen (the demo takes its port before anything else).
+	listener net.Listener
 
 	// mount, if set, wraps the API's handler (svc-api demo adds its
 	// settings pages); never set from a flag.

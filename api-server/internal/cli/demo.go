@@ -1,26 +1,44 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/snapshot"
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
 )
 
-// demoKeyName names the keys svc-api demo creates; each run revokes the
-// previous ones, so the 10-active-key limit is never reached.
+// demoKeyName names the keys svc-api demo creates. Earlier demo keys stay
+// valid until they expire: only their hash is stored, so a later run could
+// not print them again. Only when the organization is at the limit of
+// active keys is the oldest demo key revoked, and the output says so.
 const demoKeyName = "svc-api demo"
+
+// demoKeyDays is the lifetime of a demo key.
+const demoKeyDays = 7
+
+// The demo's clock and timer; tests move them across midnight.
+var (
+	demoNow   = time.Now
+	demoAfter = time.After
+)
 
 func newDemo() *cobra.Command {
 	var c config
@@ -28,10 +46,19 @@ func newDemo() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the API on built-in demo data with nothing else installed",
-		Long: `demo migrates an embedded SQLite database under the data directory (./.data, or
-SVC_DATA_DIR), imports the built-in demo snapshot, creates a demo key, prints it once with
-commands to try, and serves on 127.0.0.1:8080 until Ctrl-C. No PostgreSQL or Redis needed;
-rate limits are kept in process. Running it again refreshes the data and replaces the key.
+		Long: `demo migrates its own embedded SQLite database (demo.db under the data directory,
+./.data or SVC_DATA_DIR), imports the built-in demo snapshot, creates a demo key, prints
+it once with commands to try, and serves on 127.0.0.1:8080 until Ctrl-C. No PostgreSQL
+or Redis needed; rate limits are kept in process. SVC_DATABASE_URL and SVC_REDIS_URL are
+ignored: pass --database-url to run the demo on another database.
+
+Running it again refreshes the data and prints a new key; keys printed by earlier runs
+stay valid until they expire (7 days), unless the organization reaches its limit of 10
+active keys, when the oldest demo key is revoked (the output says so). While it runs,
+the data is extended at each UTC midnight, so that "today" always has rows.
+
+If the port is busy (another demo still running?), pick another one with
+--listen 127.0.0.1:8081 or SVC_LISTEN_ADDR=127.0.0.1:8081.
 
 It also serves the "Developer keys" settings page at /settings/developer-keys/, behind a
 demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve has neither).`,
@@ -40,78 +67,180 @@ demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve
 			if len(envErr) > 0 {
 				return usageError{errors.New(strings.Join(envErr, "; "))}
 			}
-			ctx := cmd.Context()
-			log, err := newLogger(cmd.ErrOrStderr(), c.LogLevel)
-			if err != nil {
-				return err
-			}
-			db, url, err := c.openDB(ctx, "demo.db")
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if _, err := store.Migrate(ctx, db); err != nil {
-				return err
-			}
-			sum, err := snapshot.Import(ctx, db, snapshot.Demo(time.Now()), time.Now())
-			if err != nil {
-				return fmt.Errorf("import demo snapshot: %w", err)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "demo data: %s in %s\n", sum, url)
-
-			ks := keys.New(db)
-			list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
-			if err != nil {
-				ks.Close()
-				return err
-			}
-			for _, k := range list {
-				if k.Name == demoKeyName && k.State == keys.StateActive {
-					if _, err := ks.Revoke(ctx, snapshot.DemoOrganization, snapshot.DemoOwner, k.ID); err != nil {
-						ks.Close()
-						return fmt.Errorf("revoke previous demo key: %w", err)
-					}
-				}
-			}
-			created, err := ks.Create(ctx, keys.CreateRequest{
-				OrganizationID: snapshot.DemoOrganization, UserID: snapshot.DemoOwner, Name: demoKeyName,
-				Scopes:        apikey.NewScopes(apikey.ScopeAccountsRead, apikey.ScopeCampaignsRead, apikey.ScopeInsightsRead),
-				ExpiresInDays: 7,
-			})
-			ks.Close()
-			if err != nil {
-				return fmt.Errorf("create demo key: %w", err)
-			}
-			c.DatabaseURL = url
-			c.RedisURL = "" // the demo is one process: in-process limits
-			settingsKeys := keys.New(db)
-			defer settingsKeys.Close()
-			c.mount = func(api http.Handler) (http.Handler, error) {
-				if host, _, _ := net.SplitHostPort(c.Listen); host == "" || !net.ParseIP(host).IsLoopback() && host != "localhost" {
-					log.Warn("the demo sign-in at " + demoSignInPath + " lets anyone who reaches " + c.Listen + " act as any demo user")
-				}
-				return demoSettings(settingsKeys, api, log, time.Now())
-			}
-			if c.DownloadsDir == "" {
-				if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
-					site := siteURL(c.Listen)
-					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at %s/developers/; install svc from it with\n"+
-						"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
-						c.DownloadsDir, site)
-				}
-			}
-			return serve(ctx, &c, db, log, func(addr string) {
-				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key, svcCommand())
-				fmt.Fprintf(cmd.OutOrStdout(), "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)
-			})
+			return runDemo(cmd.Context(), &c, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addDatabaseFlags(cmd.Flags(), &c, "demo.db")
+	cmd.Flags().Lookup("database-url").Usage = "postgres://USER@HOST:PORT/DB?sslmode=… or sqlite:PATH (default sqlite:DATA_DIR/demo.db; SVC_DATABASE_URL is ignored)"
 	addServeFlags(cmd.Flags(), &c, &envErr)
 	cmd.Flags().StringVar(&c.LogLevel, "log-level", env("SVC_LOG_LEVEL", "warn"), "debug, info, warn or error (env SVC_LOG_LEVEL)")
 	// The demo never shares limits: it is one process on loopback.
 	_ = cmd.Flags().MarkHidden("redis-url")
 	return cmd
+}
+
+func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+	log, err := newLogger(stderr, c.LogLevel)
+	if err != nil {
+		return err
+	}
+	// Take the port first: when it is busy, nothing is changed (no data
+	// re-imported, no key created).
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return busyPortError(c.Listen, err)
+	}
+	defer ln.Close() // serve closes it too; a second Close is harmless
+
+	url := c.DatabaseURL
+	if url == "" {
+		// The demo's own database, whatever SVC_DATABASE_URL says: the demo
+		// must never write demo organizations into a real database.
+		if os.Getenv("SVC_DATABASE_URL") != "" {
+			fmt.Fprintln(stderr, "note: SVC_DATABASE_URL is ignored; the demo uses its own database (pass --database-url to choose one)")
+		}
+		if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
+		url = "sqlite:" + filepath.Join(c.DataDir, "demo.db")
+	}
+	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: c.DBMaxConns})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := store.Migrate(ctx, db); err != nil {
+		return err
+	}
+	now := demoNow()
+	sum, err := snapshot.Import(ctx, db, snapshot.Demo(now), now)
+	if err != nil {
+		return fmt.Errorf("import demo snapshot: %w", err)
+	}
+	fmt.Fprintf(stderr, "demo data: %s in %s\n", sum, database.Redact(url))
+
+	dk, err := newDemoKey(ctx, db)
+	if err != nil {
+		return err
+	}
+	c.DatabaseURL = url
+	c.RedisURL = "" // the demo is one process: in-process limits
+	c.listener = ln
+	settingsKeys := keys.New(db)
+	defer settingsKeys.Close()
+	c.mount = func(api http.Handler) (http.Handler, error) {
+		if host, _, _ := net.SplitHostPort(c.Listen); host == "" || !net.ParseIP(host).IsLoopback() && host != "localhost" {
+			log.Warn("the demo sign-in at " + demoSignInPath + " lets anyone who reaches " + c.Listen + " act as any demo user")
+		}
+		return demoSettings(settingsKeys, api, log, time.Now())
+	}
+	if c.DownloadsDir == "" {
+		if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
+			site := siteURL(ln.Addr().String())
+			fmt.Fprintf(stderr, "downloads: %s at %s/developers/; install svc from it with\n"+
+				"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
+				c.DownloadsDir, site)
+		}
+	}
+
+	rctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { keepDemoCurrent(rctx, db, log) })
+	defer func() { stop(); wg.Wait() }()
+	return serve(ctx, c, db, log, func(addr string) {
+		printDemo(stdout, demoOutput{site: siteURL(addr), key: dk, svc: siblingCommand("svc"), svcAbs: absCommand(siblingCommand("svc")),
+			keysAdmin: siblingCommand("keys-admin"), databaseURL: database.Redact(url)})
+		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)
+	})
+}
+
+// busyPortError says that the address is taken and how to pick another.
+func busyPortError(addr string, err error) error {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	host, _, splitErr := net.SplitHostPort(addr)
+	if splitErr != nil || host == "" {
+		host = "127.0.0.1"
+	}
+	other := net.JoinHostPort(host, "8081")
+	return usageError{fmt.Errorf("%s is busy: another program (an svc-api demo still running?) listens there; "+
+		"nothing was changed. Stop it, or pick another port: svc-api demo --listen %s (make demo: SVC_LISTEN_ADDR=%s make demo)",
+		addr, other, other)}
+}
+
+// demoKey is what a demo run did with its keys.
+type demoKey struct {
+	created *keys.CreatedKey
+	earlier []keys.KeyInfo // earlier demo keys, still valid
+	revoked []keys.KeyInfo // revoked to stay within keys.MaxActiveKeys
+}
+
+// newDemoKey creates this run's demo key. Earlier demo keys stay valid;
+// when the organization already has keys.MaxActiveKeys active keys, the
+// oldest demo keys are revoked to make room.
+func newDemoKey(ctx context.Context, db *bun.DB) (*demoKey, error) {
+	ks := keys.New(db)
+	defer ks.Close()
+	list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
+	if err != nil {
+		return nil, err
+	}
+	var active int
+	var demo []keys.KeyInfo
+	for _, k := range list {
+		if k.State != keys.StateActive {
+			continue
+		}
+		active++
+		if k.Name == demoKeyName {
+			demo = append(demo, k)
+		}
+	}
+	slices.SortFunc(demo, func(a, b keys.KeyInfo) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	dk := &demoKey{}
+	for active >= keys.MaxActiveKeys && len(demo) > 0 {
+		if _, err := ks.Revoke(ctx, snapshot.DemoOrganization, snapshot.DemoOwner, demo[0].ID); err != nil {
+			return nil, fmt.Errorf("revoke the oldest demo key: %w", err)
+		}
+		dk.revoked = append(dk.revoked, demo[0])
+		demo = demo[1:]
+		active--
+	}
+	dk.earlier = demo
+	dk.created, err = ks.Create(ctx, keys.CreateRequest{
+		OrganizationID: snapshot.DemoOrganization, UserID: snapshot.DemoOwner, Name: demoKeyName,
+		Scopes:        apikey.NewScopes(apikey.ScopeAccountsRead, apikey.ScopeCampaignsRead, apikey.ScopeInsightsRead),
+		ExpiresInDays: demoKeyDays,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create demo key: %w", err)
+	}
+	return dk, nil
+}
+
+// keepDemoCurrent imports the demo snapshot again just after each UTC
+// midnight until ctx is done, so that the data always reaches today (UTC).
+// Rows are keyed by account, campaign and date: each import adds the new
+// day and leaves the older ones.
+func keepDemoCurrent(ctx context.Context, db *bun.DB, log *slog.Logger) {
+	for {
+		now := demoNow().UTC()
+		next := now.Truncate(24 * time.Hour).Add(24*time.Hour + time.Second)
+		select {
+		case <-ctx.Done():
+			return
+		case <-demoAfter(next.Sub(now)):
+		}
+		now = demoNow()
+		if _, err := snapshot.Import(ctx, db, snapshot.Demo(now), now); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("extending the demo data to the new day failed", "error", err.Error())
+			}
+			continue
+		}
+		log.Info("demo data extended", "today", now.UTC().Format(time.DateOnly))
+	}
 }
 
 func siteURL(addr string) string {
@@ -125,17 +254,18 @@ func siteURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// svcCommand is how the demo tells the user to run svc: the svc built next
-// to this svc-api (make demo builds bin/svc), as a path from the working
-// directory, or plain "svc" when there is none (installed on PATH).
-func svcCommand() string {
+// siblingCommand is how the demo tells the user to run name (svc,
+// keys-admin): the binary built next to this svc-api (make demo builds
+// bin/), as a path from the working directory, or plain name when there is
+// none (installed on PATH).
+func siblingCommand(name string) string {
 	exe, err := os.Executable()
 	if err != nil {
-		return "svc"
+		return name
 	}
-	candidate := filepath.Join(filepath.Dir(exe), "svc")
+	candidate := filepath.Join(filepath.Dir(exe), name)
 	if info, err := os.Stat(candidate); err != nil || !info.Mode().IsRegular() {
-		return "svc"
+		return name
 	}
 	if wd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(wd, candidate); err == nil && !strings.HasPrefix(rel, "..") {
@@ -148,21 +278,55 @@ func svcCommand() string {
 	return candidate
 }
 
-func printDemo(w io.Writer, site, key, svc string) {
-	fmt.Fprintf(w, `Demo key (shown once; only its hash is stored; valid 7 days):
+// absCommand makes a command given as a path absolute, as MCP hosts need:
+// they start the server from a directory of their own.
+func absCommand(cmd string) string {
+	if !strings.Contains(cmd, string(filepath.Separator)) {
+		return cmd
+	}
+	if abs, err := filepath.Abs(cmd); err == nil {
+		return abs
+	}
+	return cmd
+}
 
-  %[2]s
+// demoOutput is what the demo prints at start.
+type demoOutput struct {
+	site, svc, svcAbs, keysAdmin, databaseURL string
+	key                                       *demoKey
+}
 
-Try it:
+func printDemo(w io.Writer, o demoOutput) {
+	k := o.key.created
+	fmt.Fprintf(w, `Demo key (shown once; only its hash is stored; valid %d days, until %s):
+
+  %s
+
+`, demoKeyDays, k.ExpiresAt.UTC().Format(time.DateOnly), k.Key)
+	if n := len(o.key.earlier); n > 0 {
+		fmt.Fprintf(w, "Keys printed by earlier demo runs still work until they expire (%d active).\n", n)
+	}
+	for _, r := range o.key.revoked {
+		fmt.Fprintf(w, "Revoked the oldest demo key (%s, created %s) to stay within the limit of %d active keys.\n",
+			r.Hint, r.CreatedAt.UTC().Format(time.RFC3339), keys.MaxActiveKeys)
+	}
+	fmt.Fprintf(w, `Try it:
 
   curl -H "Authorization: Bearer %[2]s" %[1]s/api/v1/developer/accounts
   curl -H "Authorization: Bearer %[2]s" "%[1]s/api/v1/developer/insights?limit=5"
 
-  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s %[3]s accounts
-  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s %[3]s campaigns
-  SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s %[3]s insights --summary
+  export SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s
+  %[3]s accounts
+  %[3]s campaigns
+  %[3]s insights --summary
+
+MCP host entry (svc mcp on stdio): {"command": "%[8]s", "args": ["mcp"], "env": {"SVC_SITE_URL": "%[1]s", "SVC_API_KEY": "%[2]s"}}
+
+Demo organization %[5]s, owner user %[6]s; manage its keys with keys-admin:
+
+  %[4]s list --database-url %[7]s --org %[5]s --user %[6]s
 
 OpenAPI document: %[1]s/api/v1/developer/openapi.json
 Serving on %[1]s — press Ctrl-C to stop.
-`, site, key, svc)
+`, o.site, k.Key, o.svc, o.keysAdmin, snapshot.DemoOrganization, snapshot.DemoOwner, o.databaseURL, o.svcAbs)
 }

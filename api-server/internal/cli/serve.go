@@ -140,9 +140,11 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	ln, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return err
+	ln := c.listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", c.Listen); err != nil {
+			return err
+		}
 	}
 	if lim, err := server.LimitListener(ln, c.MaxConnsPerIP, c.trustedProxies(), log); err != nil {
 		ln.Close()

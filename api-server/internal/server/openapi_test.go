@@ -72,3 +72,69 @@ func TestOpenAPIAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIFormatsAndExamples: generated clients are not lossy and mock
+// servers answer realistic values. purchases, purchaseValue and roas are
+// 64-bit floats (format double: without it oapi-codegen makes float32, and
+// 78.45 arrives as 78.44999694824219), dataAsOf is a date-time, their types
+// and nullability stay the SPEC's, and every response has an example.
+func TestOpenAPIFormatsAndExamples(t *testing.T) {
+	raw, err := apiserver.OpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type schema struct {
+		Type       any               `json:"type"`
+		Format     string            `json:"format"`
+		Properties map[string]schema `json:"properties"`
+	}
+	type media struct {
+		Example  any            `json:"example"`
+		Examples map[string]any `json:"examples"`
+	}
+	type response struct {
+		Ref     string           `json:"$ref"`
+		Content map[string]media `json:"content"`
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]response `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas   map[string]schema   `json:"schemas"`
+			Responses map[string]response `json:"responses"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for schemaName, props := range map[string]map[string]string{
+		"Insight": {"purchases": "double", "purchaseValue": "double", "roas": "double"},
+		"Meta":    {"dataAsOf": "date-time", "generatedAt": "date-time"},
+	} {
+		for prop, format := range props {
+			if got := doc.Components.Schemas[schemaName].Properties[prop].Format; got != format {
+				t.Errorf("%s.%s: format %q, want %q", schemaName, prop, got, format)
+			}
+		}
+	}
+	for prop, typ := range map[string]string{"purchases": `["number","null"]`, "purchaseValue": `["number","null"]`, "roas": `["number","null"]`} {
+		if got, _ := json.Marshal(doc.Components.Schemas["Insight"].Properties[prop].Type); string(got) != typ {
+			t.Errorf("Insight.%s: type %s, want the SPEC's %s", prop, got, typ)
+		}
+	}
+	if got := doc.Components.Schemas["Meta"].Properties["dataAsOf"].Type; got != "string" {
+		t.Errorf("Meta.dataAsOf: type %v, want string", got)
+	}
+	for path, ops := range doc.Paths {
+		for status, r := range ops["get"].Responses {
+			if r.Ref != "" {
+				r = doc.Components.Responses[strings.TrimPrefix(r.Ref, "#/components/responses/")]
+			}
+			m := r.Content["application/json"]
+			if m.Example == nil && len(m.Examples) == 0 {
+				t.Errorf("GET %s %s: no example", path, status)
+			}
+		}
+	}
+}

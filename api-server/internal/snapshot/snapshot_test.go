@@ -2,6 +2,8 @@ package snapshot_test
 
 import (
 	"errors"
+	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -170,4 +172,98 @@ func TestDemoImportsTwice(t *testing.T) {
 			t.Errorf("insights %d, want %d", n, len(doc.Insights))
 		}
 	})
+}
+
+// TestDemoDataConsistent: every demo amount carries its currency's number of
+// decimals (none for JPY), and each account-level row holds the sums of that
+// account's campaign rows of the same day (reach, which overlaps between
+// campaigns, lies between the largest campaign's and the sum).
+func TestDemoDataConsistent(t *testing.T) {
+	doc := snapshot.Demo(time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC))
+	currency := map[string]string{}
+	for _, a := range doc.Accounts {
+		currency[a.ID] = a.Currency
+	}
+	decimals := func(where, s, cur string) {
+		t.Helper()
+		want := 2
+		if cur == "JPY" {
+			want = 0
+		}
+		_, frac, _ := strings.Cut(s, ".")
+		if len(frac) != want {
+			t.Errorf("%s = %q in %s: want %d decimals", where, s, cur, want)
+		}
+	}
+	for _, c := range doc.Campaigns {
+		for _, b := range []*string{c.DailyBudget, c.LifetimeBudget} {
+			if b != nil {
+				decimals(c.ID+" budget", *b, currency[c.AccountID])
+			}
+		}
+	}
+	type key struct{ account, date string }
+	type sums struct {
+		impressions, clicks, reach, maxReach int64
+		spend, purchases, value              *big.Rat
+		rows                                 int
+	}
+	camp := map[key]*sums{}
+	acct := map[key]snapshot.Insight{}
+	for _, in := range doc.Insights {
+		cur := currency[in.AccountID]
+		for name, v := range map[string]string{"spend": in.Spend, "cpc": in.CPC, "cpm": in.CPM} {
+			decimals(in.ID+" "+name, v, cur)
+		}
+		if in.PurchaseValue != nil && cur == "JPY" && *in.PurchaseValue != float64(int64(*in.PurchaseValue)) {
+			t.Errorf("%s purchaseValue %v: yen have no decimals", in.ID, *in.PurchaseValue)
+		}
+		k := key{in.AccountID, in.Date}
+		if in.CampaignID == nil {
+			acct[k] = in
+			continue
+		}
+		s := camp[k]
+		if s == nil {
+			s = &sums{spend: new(big.Rat), purchases: new(big.Rat), value: new(big.Rat)}
+			camp[k] = s
+		}
+		s.rows++
+		s.impressions += *in.Impressions
+		s.clicks += *in.Clicks
+		s.reach += *in.Reach
+		s.maxReach = max(s.maxReach, *in.Reach)
+		sp, _ := new(big.Rat).SetString(in.Spend)
+		s.spend.Add(s.spend, sp)
+		if in.Purchases != nil {
+			s.purchases.Add(s.purchases, new(big.Rat).SetFloat64(*in.Purchases))
+		}
+		if in.PurchaseValue != nil {
+			v, _ := new(big.Rat).SetString(fmt.Sprint(*in.PurchaseValue))
+			s.value.Add(s.value, v)
+		}
+	}
+	if len(acct) != len(doc.Accounts)*snapshot.DemoDays || len(camp) != len(acct) {
+		t.Fatalf("%d account-level days, %d with campaign rows, want %d", len(acct), len(camp), len(doc.Accounts)*snapshot.DemoDays)
+	}
+	if _, ok := acct[key{"acc_demo_eu", "2026-11-23"}]; !ok {
+		t.Errorf("no row for today (2026-11-23)")
+	}
+	for k, a := range acct {
+		s := camp[k]
+		sp, _ := new(big.Rat).SetString(a.Spend)
+		if *a.Impressions != s.impressions || *a.Clicks != s.clicks || sp.Cmp(s.spend) != 0 ||
+			*a.Reach < s.maxReach || *a.Reach > s.reach {
+			t.Errorf("%v: account row impressions %d clicks %d spend %s reach %d; campaigns sum to %d, %d, %s, reach %d..%d",
+				k, *a.Impressions, *a.Clicks, a.Spend, *a.Reach, s.impressions, s.clicks, s.spend.FloatString(2), s.maxReach, s.reach)
+		}
+		if a.Purchases != nil && new(big.Rat).SetFloat64(*a.Purchases).Cmp(s.purchases) != 0 {
+			t.Errorf("%v: account purchases %v, campaigns %s", k, *a.Purchases, s.purchases.FloatString(0))
+		}
+		if a.PurchaseValue != nil {
+			if v, _ := new(big.Rat).SetString(fmt.Sprint(*a.PurchaseValue)); v.Cmp(s.value) != 0 {
+				t.Errorf("%v: account purchase value %v, campaigns %s", k, *a.PurchaseValue, s.value.FloatString(2))
+			}
+		}
+	}
 }

@@ -5,6 +5,8 @@ package cmdutil
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +39,7 @@ const (
 	// ExitRateLimited: the service answered 429.
 	ExitRateLimited ExitCode = 5
 	// ExitUnavailable: the service answered 503 (or 502/504 from a
-	// gateway), or the network failed or timed out.
+	// gateway), or the network or the TLS handshake failed, or it timed out.
 	ExitUnavailable ExitCode = 6
 	// ExitIncomplete: a listing of every row (--all, --summary) could not
 	// read every row (svc.ErrIncomplete): the offset limit stops it and no
@@ -53,7 +55,7 @@ const ExitCodesHelp = `Exit codes:
   3  authentication or authorization: no key, malformed key, 401 or 403
   4  not found (404), such as an accountId outside your organization
   5  rate limited (429): wait 60 seconds, or pass --wait
-  6  service unavailable (503) or network failure or time-out
+  6  service unavailable (503), network or TLS failure, or time-out
   7  incomplete: --all or --summary could not read every row (more than
      10,100 rows of one account on one day, or of one listing no filter
      splits); the rows read are printed, a summary is not`
@@ -99,6 +101,8 @@ func ExitFor(err error) (ExitCode, string) {
 		return apiExit(apiErr)
 	case errors.Is(err, svc.ErrRedirectRefused):
 		return ExitError, trim(err) + "; check SVC_SITE_URL (svc only talks to the site it was given)"
+	case isTLSFailure(err):
+		return ExitUnavailable, "TLS failure, no data was exchanged: " + trim(err) + "; check SVC_SITE_URL and the site's certificate"
 	case errors.Is(err, context.Canceled):
 		return ExitError, "interrupted"
 	case errors.Is(err, context.DeadlineExceeded):
@@ -108,6 +112,22 @@ func ExitFor(err error) (ExitCode, string) {
 		return ExitUnavailable, "network failure: " + trim(err)
 	}
 	return ExitError, trim(err)
+}
+
+// isTLSFailure reports whether err is a failed TLS handshake: a certificate
+// that is not trusted, expired or for another host, or a peer that does not
+// speak TLS. Such errors are not net.Error values.
+func isTLSFailure(err error) bool {
+	var (
+		verify    *tls.CertificateVerificationError
+		record    tls.RecordHeaderError
+		alert     tls.AlertError
+		authority x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+	)
+	return errors.As(err, &verify) || errors.As(err, &record) || errors.As(err, &alert) ||
+		errors.As(err, &authority) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 func apiExit(e *svc.APIError) (ExitCode, string) {

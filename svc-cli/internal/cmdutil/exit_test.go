@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -60,5 +62,22 @@ func TestExitFor(t *testing.T) {
 				t.Errorf("ExitFor = %d, %q\nwant      %d, %q", code, msg, tt.code, tt.msg)
 			}
 		})
+	}
+}
+
+// TestTLSFailureIsNetworkFailure: a TLS failure, such as a certificate no
+// authority vouches for, exits with the network code and says it is TLS.
+func TestTLSFailureIsNetworkFailure(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	c, err := svc.NewClient(svc.WithAPIKey("svc_live_00000000000000000000000000000000000001w1XY4"), svc.WithSiteURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Accounts.List(t.Context(), nil)
+	code, msg := ExitFor(err)
+	if code != ExitUnavailable || !strings.Contains(msg, "TLS") || !strings.Contains(msg, "SVC_SITE_URL") {
+		t.Errorf("ExitFor(%v) = %d %q, want %d naming TLS and SVC_SITE_URL", err, code, msg, ExitUnavailable)
 	}
 }

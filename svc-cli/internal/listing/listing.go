@@ -6,6 +6,7 @@ package listing
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 
@@ -16,13 +17,19 @@ import (
 	"github.com/adsnap/svc/svc-cli/internal/output"
 )
 
-// Source reads a listing: one page, or every row (the SDK's All, which goes
-// past the offset limit or fails with svc.ErrIncomplete, never short).
+// Source reads a listing: one page, or every row (the SDK's AllRaw, which
+// goes past the offset limit or fails with svc.ErrIncomplete, never short).
 type Source[T any] struct {
 	// Page returns one page from the given paging options.
 	Page func(ctx context.Context, opts svc.ListOptions) (*svc.Page[T], error)
-	// All returns every row from the given options.
-	All func(ctx context.Context, opts svc.ListOptions) iter.Seq2[T, error]
+	// All returns every row from the given options, each with the row as
+	// the service sent it (printed unchanged by json and jsonl).
+	All func(ctx context.Context, opts svc.ListOptions) iter.Seq2[svc.Row[T], error]
+	// Table, when not nil, returns the table's columns for the rows read
+	// (the ACCOUNT column of campaigns and insights looks up account ids
+	// for the rows' platform ids); it is called once, when the table is
+	// printed at the end. Nil: the spec's columns.
+	Table func(ctx context.Context, rows []T) []output.Column[T]
 }
 
 // Request is what to fetch.
@@ -33,14 +40,18 @@ type Request struct {
 	All bool
 }
 
-// Run fetches rows and prints them in format f as they are read. With
-// req.All, JSON Lines, CSV and JSON stream row by row; a table is printed
-// at the end. When the read fails half-way, the rows already read stay
-// printed (a JSON array is left unterminated) and the error returned is a
-// *cmdutil.PartialError naming how many rows were written. After a single
-// page that is not the last, a hint on standard error says how to get more.
+// Run fetches rows and prints them in format f as they are read; json and
+// jsonl print each row as the service sent it. With req.All, JSON Lines,
+// CSV and JSON stream row by row; a table is printed at the end. When the
+// read fails half-way, the rows already read stay printed (a JSON array is
+// left unterminated) and the error returned is a *cmdutil.PartialError
+// naming how many rows were written. After a single page that is not the
+// last, a hint on standard error says how to get more.
 func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f output.Format, spec output.Spec[T], prog *Progress, src Source[T]) error {
 	w := output.NewWriter(ios, f, spec)
+	if src.Table != nil {
+		w.TableColumns = func(rows []T) []output.Column[T] { return src.Table(ctx, rows) }
+	}
 	if !req.All {
 		page, err := src.Page(ctx, req.List)
 		if err != nil {
@@ -49,8 +60,13 @@ func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f ou
 		if err := w.Begin(page.Meta); err != nil {
 			return err
 		}
-		for _, r := range page.Data {
-			if err := w.Row(r); err != nil {
+		raw := page.RawData()
+		for i, r := range page.Data {
+			var rr json.RawMessage
+			if i < len(raw) {
+				rr = raw[i]
+			}
+			if err := w.Row(r, rr); err != nil {
 				return err
 			}
 		}
@@ -79,7 +95,7 @@ func Run[T any](ctx context.Context, ios *iostreams.IOStreams, req Request, f ou
 				return err
 			}
 		}
-		if err := w.Row(row); err != nil {
+		if err := w.Row(row.Value, row.Raw); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package listing
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
@@ -24,16 +25,16 @@ func source(prog *Progress, rows []int, err error) Source[int] {
 		Page: func(context.Context, svc.ListOptions) (*svc.Page[int], error) {
 			return &svc.Page[int]{Data: rows, Meta: svc.Meta{DataAsOf: "a"}}, nil
 		},
-		All: func(context.Context, svc.ListOptions) iter.Seq2[int, error] {
-			return func(yield func(int, error) bool) {
+		All: func(context.Context, svc.ListOptions) iter.Seq2[svc.Row[int], error] {
+			return func(yield func(svc.Row[int], error) bool) {
 				for _, r := range rows {
 					prog.response(&svc.Response{Meta: &svc.Meta{DataAsOf: "a", Returned: 1}})
-					if !yield(r, nil) {
+					if !yield(svc.Row[int]{Value: r}, nil) {
 						return
 					}
 				}
 				if err != nil {
-					yield(0, err)
+					yield(svc.Row[int]{}, err)
 				}
 			}
 		},
@@ -127,6 +128,51 @@ func TestProgressKeyExpiryWarning(t *testing.T) {
 		}
 		if stderr.String() != tt.want {
 			t.Errorf("expires %s: %q, want %q", tt.expires, stderr, tt.want)
+		}
+	}
+}
+
+// TestRunPrintsRawRows: json and jsonl print each row as the service sent
+// it, streamed with --all as on a single page; csv uses the typed row.
+func TestRunPrintsRawRows(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		N int `json:"n"`
+	}
+	raw := []json.RawMessage{[]byte(`{"n": 1, "date": "2026-11-19T00:00:00Z"}`), []byte(`{"n":2,"date":"2026-11-18T00:00:00Z"}`)}
+	src := Source[row]{
+		Page: func(context.Context, svc.ListOptions) (*svc.Page[row], error) {
+			p := new(svc.Page[row])
+			body := `{"data":[` + string(raw[0]) + `,` + string(raw[1]) + `],"meta":{"dataAsOf":"a"}}`
+			if err := json.Unmarshal([]byte(body), p); err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+		All: func(context.Context, svc.ListOptions) iter.Seq2[svc.Row[row], error] {
+			return func(yield func(svc.Row[row], error) bool) {
+				for i, r := range raw {
+					if !yield(svc.Row[row]{Value: row{N: i + 1}, Raw: r}, nil) {
+						return
+					}
+				}
+			}
+		},
+	}
+	spec := output.Spec[row]{CSV: []output.Column[row]{{Header: "n", Value: func(r row) string { return intSpec.CSV[0].Value(r.N) }}}}
+	for _, all := range []bool{false, true} {
+		for f, want := range map[output.Format]string{
+			output.JSONL: `{"n":1,"date":"2026-11-19T00:00:00Z"}` + "\n" + `{"n":2,"date":"2026-11-18T00:00:00Z"}` + "\n",
+			output.JSON:  "[\n  {\n    \"n\": 1,\n    \"date\": \"2026-11-19T00:00:00Z\"\n  },\n  {\n    \"n\": 2,\n    \"date\": \"2026-11-18T00:00:00Z\"\n  }\n]\n",
+			output.CSV:   "n\n1\n2\n",
+		} {
+			ios, _, stdout, _ := iostreams.Test()
+			if err := Run(t.Context(), ios, Request{All: all}, f, spec, NewProgress(ios, true), src); err != nil {
+				t.Fatalf("all=%v %s: %v", all, f, err)
+			}
+			if stdout.String() != want {
+				t.Errorf("all=%v %s: stdout %q, want %q", all, f, stdout, want)
+			}
 		}
 	}
 }

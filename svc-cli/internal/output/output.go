@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 
 	svc "github.com/adsnap/svc/sdk-go"
 
@@ -135,20 +136,20 @@ func writeTable[T any](w io.Writer, rows []T, cols []Column[T], color bool) erro
 	cells := make([][]string, len(rows))
 	widths := make([]int, len(cols))
 	for j, c := range cols {
-		widths[j] = utf8.RuneCountInString(c.Header)
+		widths[j] = runewidth.StringWidth(c.Header)
 	}
 	for i, r := range rows {
 		cells[i] = make([]string, len(cols))
 		for j, c := range cols {
 			v := Sanitize(c.Value(r))
 			cells[i][j] = v
-			widths[j] = max(widths[j], utf8.RuneCountInString(v))
+			widths[j] = max(widths[j], runewidth.StringWidth(v))
 		}
 	}
 	var b strings.Builder
 	line := func(vals []string, header bool) {
 		for j, v := range vals {
-			pad := widths[j] - utf8.RuneCountInString(v)
+			pad := widths[j] - runewidth.StringWidth(v)
 			last := j == len(vals)-1
 			if j > 0 {
 				b.WriteString("  ")

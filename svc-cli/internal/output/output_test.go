@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,27 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("JSON", false); err == nil {
 		t.Error("ParseFormat accepted JSON")
+	}
+}
+
+// TestTableDisplayWidth: columns are padded by display width, as gh does
+// with go-runewidth: a CJK character takes two terminal cells, so a name in
+// Japanese lines up with a Latin one.
+func TestTableDisplayWidth(t *testing.T) {
+	type row struct{ name, ccy string }
+	var b strings.Builder
+	err := writeTable(&b, []row{{"Acme 日本", "JPY"}, {"Acme Europe", "EUR"}, {"Ａ", "USD"}}, []Column[row]{
+		{Header: "NAME", Value: func(r row) string { return r.name }},
+		{Header: "CURRENCY", Value: func(r row) string { return r.ccy }},
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "NAME         CURRENCY\n" +
+		"Acme 日本    JPY\n" +
+		"Acme Europe  EUR\n" +
+		"Ａ           USD\n"
+	if got := b.String(); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -15,8 +15,13 @@ import (
 // Writer prints rows as they are read: JSON Lines, CSV and JSON are written
 // row by row (so a bulk read of any size streams in constant memory), a
 // table is kept until Close, since its columns are as wide as their widest
-// cell. The output is the same as Print's for the same rows.
+// cell. The output is the same as Print's for the same rows, except that
+// JSON and JSON Lines print a row given as the service sent it unchanged.
 type Writer[T any] struct {
+	// TableColumns, when not nil, gives the table's columns for the rows
+	// kept, when the table is printed (instead of the spec's).
+	TableColumns func(rows []T) []Column[T]
+
 	ios    *iostreams.IOStreams
 	f      Format
 	spec   Spec[T]
@@ -73,8 +78,12 @@ func (w *Writer[T]) Begin(meta svc.Meta) error {
 	return fmt.Errorf("unknown output format %q", w.f)
 }
 
-// Row writes one row (a table keeps it until Close).
-func (w *Writer[T]) Row(r T) error {
+// Row writes one row (a table keeps it until Close). raw, when not nil, is
+// the row as the service sent it: JSON and JSON Lines print it (only the
+// whitespace changes), so that every field keeps the API's own form (an
+// insight's date stays the date-time the API returned), unless the spec
+// has a JSON form of its own.
+func (w *Writer[T]) Row(r T, raw json.RawMessage) error {
 	w.n++
 	switch w.f {
 	case Table:
@@ -97,7 +106,11 @@ func (w *Writer[T]) Row(r T) error {
 		return w.csv.Error()
 	}
 	w.buf.Reset()
-	if err := w.enc.Encode(jsonValue(w.spec, r)); err != nil {
+	v := jsonValue(w.spec, r)
+	if raw != nil && w.spec.JSON == nil {
+		v = raw
+	}
+	if err := w.enc.Encode(v); err != nil {
 		return err
 	}
 	if w.f == JSON {
@@ -123,7 +136,7 @@ func (w *Writer[T]) Close() error {
 	w.closed = true
 	switch w.f {
 	case Table:
-		return writeTable(w.ios.Out, w.table, w.spec.Table, w.ios.ColorEnabled())
+		return w.writeTable()
 	case JSON:
 		end := "\n]\n"
 		if w.n == 0 {
@@ -148,10 +161,19 @@ func (w *Writer[T]) Abort() error {
 	w.closed = true
 	switch w.f {
 	case Table:
-		return writeTable(w.ios.Out, w.table, w.spec.Table, w.ios.ColorEnabled())
+		return w.writeTable()
 	case CSV:
 		w.csv.Flush()
 		return w.csv.Error()
 	}
 	return nil
+}
+
+// writeTable prints the rows kept as a table.
+func (w *Writer[T]) writeTable() error {
+	cols := w.spec.Table
+	if w.TableColumns != nil {
+		cols = w.TableColumns(w.table)
+	}
+	return writeTable(w.ios.Out, w.table, cols, w.ios.ColorEnabled())
 }

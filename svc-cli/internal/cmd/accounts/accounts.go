@@ -71,8 +71,8 @@ func accountsRun(ctx context.Context, opts *AccountsOptions) error {
 		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.AccountPage, error) {
 			return client.Accounts.List(ctx, &svc.AccountListOptions{ListOptions: lo})
 		},
-		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Account, error] {
-			return client.Accounts.All(ctx, &svc.AccountListOptions{ListOptions: lo})
+		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Account], error] {
+			return client.Accounts.AllRaw(ctx, &svc.AccountListOptions{ListOptions: lo})
 		},
 	})
 }

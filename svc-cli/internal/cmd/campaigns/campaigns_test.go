@@ -73,19 +73,27 @@ func TestCampaignsRun(t *testing.T) {
 		wantErrOut string
 	}{
 		{
-			name: "table on a terminal",
+			name: "table on a terminal: ACCOUNT is the account id, not the platform's",
 			tty:  testapi.TTY{Stdout: true, Stderr: true},
 			wantOut: prov +
 				"ID     NAME             STATUS  DAILY BUDGET  LIFETIME BUDGET  OBJECTIVE          ACCOUNT\n" +
-				"cmp_1  Winter Sale      ACTIVE     25.00 EUR                —  OUTCOME_SALES      act_991\n" +
-				"cmp_2  Brand Awareness  PAUSED             —      1000.00 USD  OUTCOME_AWARENESS  act_992\n",
+				"cmp_1  Winter Sale      ACTIVE     25.00 EUR                —  OUTCOME_SALES      acc_1\n" +
+				"cmp_2  Brand Awareness  PAUSED             —      1000.00 USD  OUTCOME_AWARENESS  acc_2\n",
+		},
+		{
+			name: "--all table: printed at the end, ACCOUNT still the account id",
+			args: "--all -o table --quiet",
+			wantOut: prov +
+				"ID     NAME             STATUS  DAILY BUDGET  LIFETIME BUDGET  OBJECTIVE          ACCOUNT\n" +
+				"cmp_1  Winter Sale      ACTIVE     25.00 EUR                —  OUTCOME_SALES      acc_1\n" +
+				"cmp_2  Brand Awareness  PAUSED             —      1000.00 USD  OUTCOME_AWARENESS  acc_2\n",
 		},
 		{
 			name: "table filtered by account",
 			args: "--accountId acc_2 -o table",
 			wantOut: prov +
 				"ID     NAME             STATUS  DAILY BUDGET  LIFETIME BUDGET  OBJECTIVE          ACCOUNT\n" +
-				"cmp_2  Brand Awareness  PAUSED             —      1000.00 USD  OUTCOME_AWARENESS  act_992\n",
+				"cmp_2  Brand Awareness  PAUSED             —      1000.00 USD  OUTCOME_AWARENESS  acc_2\n",
 		},
 		{
 			name: "json off a terminal",

@@ -3,13 +3,16 @@ package insights
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	svc "github.com/adsnap/svc/sdk-go"
 
+	"github.com/adsnap/svc/svc-cli/internal/accountid"
 	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
 	"github.com/adsnap/svc/svc-cli/internal/iostreams"
 	"github.com/adsnap/svc/svc-cli/internal/listing"
@@ -103,8 +106,25 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
 			return client.Insights.List(ctx, withDates(lo))
 		},
-		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Insight, error] {
-			return client.Insights.All(ctx, withDates(lo))
+		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Insight], error] {
+			return client.Insights.AllRaw(ctx, withDates(lo))
+		},
+		Table: func(ctx context.Context, rows []svc.Insight) []output.Column[svc.Insight] {
+			platform := make([]string, len(rows))
+			for i, r := range rows {
+				platform[i] = r.PlatformAdAccountID
+			}
+			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
+				p, err := client.Insights.List(ctx, &svc.InsightListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}, From: opts.From, To: opts.To})
+				if err != nil || len(p.Data) == 0 {
+					return "", err
+				}
+				return p.Data[0].PlatformAdAccountID, nil
+			})
+			if err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
+			}
+			return TableSpec(ids).Table
 		},
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
@@ -121,7 +141,7 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 			prog.Done()
 			return fmt.Errorf("no totals printed, since they would miss rows (%d rows read): %w", rows, err)
 		}
-		totals.Add(row)
+		totals.Add(row.Value)
 		rows++
 	}
 	prog.Done()
@@ -149,7 +169,22 @@ func csvDate(i svc.Insight) string {
 // purchaseData reports whether the row has purchase evidence.
 func purchaseData(i svc.Insight) bool { return i.PurchaseMeasurement != svc.PurchaseUnavailable }
 
-// Spec is how insight rows are printed.
+// TableSpec is Spec with the ACCOUNT column showing the account id (as
+// `svc accounts` lists it and --accountId takes it) that ids gives for a
+// row's platform account id, or the platform id when ids has none.
+func TableSpec(ids map[string]string) output.Spec[svc.Insight] {
+	s := Spec
+	s.Table = slices.Clone(Spec.Table)
+	for i := range s.Table {
+		if s.Table[i].Header == "ACCOUNT" {
+			s.Table[i].Value = func(r svc.Insight) string { return accountid.Show(ids, r.PlatformAdAccountID) }
+		}
+	}
+	return s
+}
+
+// Spec is how insight rows are printed; the table's ACCOUNT column shows the
+// platform account id (TableSpec shows the account id).
 var Spec = output.Spec[svc.Insight]{
 	Table: []output.Column[svc.Insight]{
 		{Header: "DATE", Value: date},
@@ -203,7 +238,8 @@ var Spec = output.Spec[svc.Insight]{
 }
 
 // summaryJSON is the JSON form of a svc.InsightSummary; null means
-// unavailable, never zero.
+// unavailable, never zero. Spend is a decimal string and purchases and
+// purchaseValue are numbers, as in the API's insight rows.
 type summaryJSON struct {
 	Currency      string       `json:"currency"`
 	Level         svc.Level    `json:"level"`
@@ -211,8 +247,18 @@ type summaryJSON struct {
 	Spend         svc.Decimal  `json:"spend"`
 	Impressions   int64        `json:"impressions"`
 	Clicks        int64        `json:"clicks"`
-	Purchases     *svc.Decimal `json:"purchases"`
-	PurchaseValue *svc.Decimal `json:"purchaseValue"`
+	Purchases     *json.Number `json:"purchases"`
+	PurchaseValue *json.Number `json:"purchaseValue"`
+}
+
+// number returns d as a JSON number, as the API sends purchases and
+// purchaseValue, or nil (null) when d is nil.
+func number(d *svc.Decimal) *json.Number {
+	if d == nil {
+		return nil
+	}
+	n := json.Number(d.String())
+	return &n
 }
 
 func naDecimal(d *svc.Decimal) string {
@@ -252,7 +298,7 @@ var SummarySpec = output.Spec[svc.InsightSummary]{
 	JSON: func(s svc.InsightSummary) any {
 		return summaryJSON{
 			Currency: s.Currency, Level: s.Level, Rows: s.Rows, Spend: s.Spend,
-			Impressions: s.Impressions, Clicks: s.Clicks, Purchases: s.Purchases, PurchaseValue: s.PurchaseValue,
+			Impressions: s.Impressions, Clicks: s.Clicks, Purchases: number(s.Purchases), PurchaseValue: number(s.PurchaseValue),
 		}
 	},
 }

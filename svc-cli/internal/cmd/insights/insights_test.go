@@ -84,16 +84,16 @@ func TestInsightsRun(t *testing.T) {
 		wantErrOut string
 	}{
 		{
-			name: "table on a terminal",
+			name: "table on a terminal: ACCOUNT is the account id, not the platform's",
 			tty:  testapi.TTY{Stdout: true},
 			wantOut: prov +
 				"DATE        LEVEL     ACCOUNT  CAMPAIGN      SPEND  IMPRESSIONS  CLICKS  PURCHASES      VALUE  ROAS\n" +
-				"2026-11-19  account   act_991  —         12.50 EUR         2049      31          2  80.00 EUR   6.4\n" +
-				"2026-11-19  campaign  act_991  cmp_1     10.00 EUR         1500      20        n/a        n/a   n/a\n" +
-				"2026-11-18  account   act_992  —         30.25 USD         4000      50          1  45.50 USD   1.5\n",
+				"2026-11-19  account   acc_1    —         12.50 EUR         2049      31          2  80.00 EUR   6.4\n" +
+				"2026-11-19  campaign  acc_1    cmp_1     10.00 EUR         1500      20        n/a        n/a   n/a\n" +
+				"2026-11-18  account   acc_2    —         30.25 USD         4000      50          1  45.50 USD   1.5\n",
 		},
 		{
-			name: "json off a terminal",
+			name: "json off a terminal: each row as the API returned it (date-time kept)",
 			args: "--limit 1",
 			wantOut: `[
   {
@@ -101,7 +101,7 @@ func TestInsightsRun(t *testing.T) {
     "platformAdAccountId": "act_991",
     "attributionWindow": "7d_click_1d_view",
     "campaignId": null,
-    "date": "2026-11-19",
+    "date": "2026-11-19T00:00:00Z",
     "syncedAt": "2026-11-20T06:00:00Z",
     "account": {
       "currency": "EUR",
@@ -127,9 +127,26 @@ func TestInsightsRun(t *testing.T) {
 			name: "jsonl keeps null purchase data null",
 			args: "-o jsonl --offset 1 --limit 1",
 			tty:  testapi.TTY{Stdout: true},
-			wantOut: `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}
+			wantOut: `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}
 `,
 			wantErrOut: prov + "More rows: --offset 2 for the next page, or --all for every page.\n",
+		},
+		{
+			name: "--all jsonl streams each row as the API returned it (date-time kept)",
+			args: "--all -o jsonl --accountId acc_1",
+			wantOut: `{"id":"ins_1","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"reported_purchase_value","spend":"12.50","ctr":"1.51","cpc":"0.40","cpm":"6.10","impressions":2049,"reach":1800,"clicks":31,"purchases":2,"purchaseValue":80,"roas":6.4}
+{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}
+`,
+			wantErrOut: prov,
+		},
+		{
+			name: "--all table: ACCOUNT is the account id",
+			args: "--all -o table",
+			wantOut: prov +
+				"DATE        LEVEL     ACCOUNT  CAMPAIGN      SPEND  IMPRESSIONS  CLICKS  PURCHASES      VALUE  ROAS\n" +
+				"2026-11-19  account   acc_1    —         12.50 EUR         2049      31          2  80.00 EUR   6.4\n" +
+				"2026-11-19  campaign  acc_1    cmp_1     10.00 EUR         1500      20        n/a        n/a   n/a\n" +
+				"2026-11-18  account   acc_2    —         30.25 USD         4000      50          1  45.50 USD   1.5\n",
 		},
 		{
 			name: "csv",
@@ -151,7 +168,7 @@ func TestInsightsRun(t *testing.T) {
 			wantErrOut: totalsNote,
 		},
 		{
-			name: "summary json",
+			name: "summary json: purchases and purchase value are numbers, as in the API",
 			args: "--summary",
 			wantOut: `[
   {
@@ -161,8 +178,8 @@ func TestInsightsRun(t *testing.T) {
     "spend": "12.50",
     "impressions": 2049,
     "clicks": 31,
-    "purchases": "2",
-    "purchaseValue": "80"
+    "purchases": 2,
+    "purchaseValue": 80
   },
   {
     "currency": "EUR",
@@ -181,8 +198,8 @@ func TestInsightsRun(t *testing.T) {
     "spend": "30.25",
     "impressions": 4000,
     "clicks": 50,
-    "purchases": "1",
-    "purchaseValue": "45.5"
+    "purchases": 1,
+    "purchaseValue": 45.5
   }
 ]
 `,

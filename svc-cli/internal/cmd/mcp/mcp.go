@@ -39,7 +39,9 @@ content or send messages; account and campaign names are data, never
 instructions.
 
 The key must be in SVC_API_KEY (standard input is the protocol channel, so
---key-stdin is not available here). Host configuration:
+--key-stdin is not available here). Without a valid key the server still
+starts, and each tool call answers with an error that says what to fix.
+Host configuration:
 
   {"command": "svc", "args": ["mcp"], "env": {"SVC_API_KEY": "svc_live_…"}}`,
 		Args: cmdutil.NoArgs,
@@ -57,19 +59,14 @@ The key must be in SVC_API_KEY (standard input is the protocol channel, so
 }
 
 func mcpRun(ctx context.Context, opts *MCPOptions) error {
-	// Refuse a missing or malformed key before the server starts, with the
-	// same exit code as the other commands; the server reads it again.
-	key := opts.Getenv(svc.APIKeyEnv)
-	if key == "" {
-		return cmdutil.KeyErrorf("no API key: set %s in the environment of svc mcp (the MCP host's server entry); --key-stdin is not available, standard input carries the protocol", svc.APIKeyEnv)
-	}
-	if err := svc.ValidateAPIKey(key); err != nil {
-		return err
-	}
 	level := slog.LevelInfo
 	if opts.Verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: level}))
+	// A missing or malformed key does not stop the server: an MCP host
+	// would then show only "connection closed". The server starts, says
+	// what to fix on standard error (which hosts keep in their logs), and
+	// every tool call answers with a tool error saying the same.
 	return serve(ctx, opts, logger)
 }

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
@@ -26,16 +28,49 @@ func TestNewCmdMCP(t *testing.T) {
 	}
 }
 
-func TestMCPRunRefusesBadKey(t *testing.T) {
-	t.Parallel()
-	for key, want := range map[string]cmdutil.ExitCode{"": cmdutil.ExitAuth, "svc_live_nope": cmdutil.ExitAuth} {
-		ios, _, stdout, _ := testapi.Streams(testapi.TTY{})
-		err := testapi.Execute(t, NewCmdMCP(testapi.Factory(ios, map[string]string{"SVC_API_KEY": key}), nil), "")
-		if code, msg := cmdutil.ExitFor(err); code != want {
-			t.Errorf("key %q: exit %d (%s), want %d", key, code, msg, want)
+// TestMCPStartsWithoutKey: without a key, or with a malformed one, svc mcp
+// still completes the MCP handshake (a host would otherwise show only
+// "connection closed"), and each tool call answers with a tool error that
+// says what to fix; standard error says it too.
+func TestMCPStartsWithoutKey(t *testing.T) {
+	for key, want := range map[string]string{"": "SVC_API_KEY is not set", "svc_live_nope": "SVC_API_KEY is malformed"} {
+		t.Setenv("SVC_API_KEY", key)
+		ios, stdin, stdout, stderr := testapi.Streams(testapi.TTY{})
+		stdin.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"svc_accounts","arguments":{}}}
+`)
+		err := testapi.Execute(t, NewCmdMCP(testapi.Factory(ios, map[string]string{"SVC_API_KEY": key, "SVC_SITE_URL": "http://127.0.0.1:9"}), nil), "")
+		if err != nil {
+			t.Fatalf("key %q: %v", key, err)
 		}
-		if stdout.Len() != 0 {
-			t.Errorf("key %q: stdout %q", key, stdout)
+		var initialized, toolErr bool
+		for line := range strings.Lines(stdout.String()) {
+			var msg struct {
+				ID     int `json:"id"`
+				Result struct {
+					ProtocolVersion string `json:"protocolVersion"`
+					IsError         bool   `json:"isError"`
+					Content         []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(line), &msg); err != nil {
+				t.Fatalf("key %q: stdout line %q: %v", key, line, err)
+			}
+			switch msg.ID {
+			case 1:
+				initialized = msg.Result.ProtocolVersion != ""
+			case 2:
+				toolErr = msg.Result.IsError && len(msg.Result.Content) == 1 && strings.Contains(msg.Result.Content[0].Text, want)
+			}
+		}
+		if !initialized || !toolErr {
+			t.Errorf("key %q: handshake %v, tool error with %q %v; stdout:\n%s", key, initialized, want, toolErr, stdout)
+		}
+		if !strings.Contains(stderr.String(), "SVC_API_KEY") {
+			t.Errorf("key %q: stderr does not name SVC_API_KEY: %s", key, stderr)
 		}
 	}
 }
