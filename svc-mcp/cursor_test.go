@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,9 +99,9 @@ func TestCursorsExpireAndAreBounded(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	c := newCursors(func() time.Time { return now })
-	stopped := 0
+	var stopped atomic.Int32 // drop closes listings on goroutines of their own
 	newListing := func() *listing {
-		return &listing{tool: "svc_accounts", stop: func() { stopped++ }, next: func() (any, error, bool) { return nil, nil, false }}
+		return &listing{tool: "svc_accounts", stop: func() { stopped.Add(1) }, next: func() (any, error, bool) { return nil, nil, false }}
 	}
 	first := c.put(newListing())
 	for range MaxCursors {
@@ -120,5 +121,12 @@ func TestCursorsExpireAndAreBounded(t *testing.T) {
 	b, _ := json.Marshal(first)
 	if len(b) < 20 {
 		t.Errorf("cursor %s is short", b)
+	}
+	// The two evicted listings and the expired one are stopped.
+	for deadline := time.Now().Add(5 * time.Second); stopped.Load() < 3 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := stopped.Load(); n < 3 {
+		t.Errorf("%d listings stopped, want the 2 evicted and the expired one", n)
 	}
 }
