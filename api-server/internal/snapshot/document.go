@@ -106,6 +106,9 @@ type LeadContact struct {
 // with the JSON path of the offending element.
 type ValidationError struct {
 	Problems []string
+	// More counts the problems found beyond Problems (a streamed import
+	// keeps the first maxProblems).
+	More int
 }
 
 // maxProblems caps the list a ValidationError prints.
@@ -113,18 +116,21 @@ const maxProblems = 200
 
 func (e *ValidationError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "invalid snapshot document (%d problem", len(e.Problems))
-	if len(e.Problems) != 1 {
+	total := len(e.Problems) + e.More
+	fmt.Fprintf(&b, "invalid snapshot document (%d problem", total)
+	if total != 1 {
 		b.WriteByte('s')
 	}
 	b.WriteString("; nothing was imported):")
 	for i, p := range e.Problems {
 		if i == maxProblems {
-			fmt.Fprintf(&b, "\n  … and %d more", len(e.Problems)-maxProblems)
 			break
 		}
 		b.WriteString("\n  ")
 		b.WriteString(p)
+	}
+	if n := total - min(len(e.Problems), maxProblems); n > 0 {
+		fmt.Fprintf(&b, "\n  … and %d more", n)
 	}
 	return b.String()
 }
