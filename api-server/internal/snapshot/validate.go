@@ -2,8 +2,8 @@ package snapshot
 
 import (
 	"fmt"
-	"strings"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 	// Time zones are checked against the IANA database; embed it so that a
