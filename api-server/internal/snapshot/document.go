@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -172,7 +173,7 @@ func Parse(r io.Reader) (*Document, error) {
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("$.%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", k))
+		problems = append(problems, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", fieldStep(k)))
 	}
 	problems = decodeArray(top, "organizations", &doc.Organizations, problems)
 	problems = decodeArray(top, "accounts", &doc.Accounts, problems)
@@ -207,6 +208,18 @@ func decodeArray[T any](top map[string]json.RawMessage, name string, dst *[]T, p
 	}
 	*dst = out
 	return problems
+}
+
+// reField is a member name a path writes as .name; any other is written
+// ["name"] (JSON-quoted), so that every path can be followed back.
+var reField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func fieldStep(name string) string {
+	if reField.MatchString(name) {
+		return "." + name
+	}
+	b, _ := json.Marshal(name)
+	return "[" + string(b) + "]"
 }
 
 func decodeProblem(path string, err error) string {

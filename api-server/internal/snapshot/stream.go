@@ -123,6 +123,7 @@ type jsonSource struct {
 	cur     kind
 	ord     int64
 	done    bool
+	seen    [numKinds]bool
 }
 
 func newJSONSource(r io.Reader) *jsonSource {
@@ -203,12 +204,21 @@ func (s *jsonSource) next(p *problems) (element, error) {
 			}
 		}
 		if k < 0 {
-			*p = append(*p, fmt.Sprintf("$.%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", name))
+			*p = append(*p, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", fieldStep(name)))
 			if err := s.skipValue(); err != nil {
 				return element{}, err
 			}
 			continue
 		}
+		if s.seen[k] {
+			// Paths would be ambiguous (and encoding/json keeps only the last).
+			*p = append(*p, fmt.Sprintf("$.%s: repeated field", name))
+			if err := s.skipValue(); err != nil {
+				return element{}, err
+			}
+			continue
+		}
+		s.seen[k] = true
 		tok, err = s.dec.Token()
 		if err != nil {
 			return element{}, s.fatal(err)
