@@ -23,6 +23,7 @@ func TestE2E(t *testing.T) {
 		{"MCP", testMCP},
 		{"Inspector", testInspector},
 		{"Distribution", testDistribution},
+		{"Import", testImport},
 		{"KeyLifecycle", testKeyLifecycle},
 		{"RateLimits", testRateLimits},
 		{"FailClosedRedis", testFailClosedRedis},
