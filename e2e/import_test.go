@@ -130,50 +130,9 @@ func testImport(t *testing.T, e *env) {
 	const rows = 60000
 	doc := e.writeLongImport(t, rows, "")
 
-	t.Run("KilledHalfway", func(t *testing.T) {
-		cmd := exec.Command(e.bin.API, "import", doc)
-		cmd.Env = append(os.Environ(), dbEnv...)
-		var errOut bytes.Buffer
-		cmd.Stderr = &errOut
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Halfway: the import is copying its rows into the staging table.
-		conn, err := pgx.Connect(t.Context(), e.dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(context.Background())
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			var n int
-			if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'copy%svc_import_insights%'`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n > 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				_ = cmd.Process.Kill()
-				t.Fatalf("the import never reached its COPY:\n%s", errOut.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		for p, a := range e.answers(t, paths...) {
-			if a != beforeAPI[p] {
-				t.Errorf("during the import GET %s changed:\n%s\nwas\n%s", p, a, beforeAPI[p])
-			}
-		}
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-		// The server ends the killed session's transaction when it sees
-		// the connection gone.
-		time.Sleep(500 * time.Millisecond)
-		same(t, "after SIGKILL")
-	})
+	for _, sig := range []os.Signal{os.Kill, os.Interrupt} {
+		t.Run(fmt.Sprintf("Signal %v halfway", sig), func(t *testing.T) { e.signalHalfway(t, sig, doc, dbEnv, paths, beforeAPI, same) })
+	}
 
 	t.Run("LastElementInvalid", func(t *testing.T) {
 		bad := e.writeLongImport(t, 20000, `{"id":"ins_long_bad","accountId":"acc_alpha_eur","campaignId":null,"date":"2020-01-01",`+
@@ -252,4 +211,57 @@ func testImport(t *testing.T, e *env) {
 			}
 		}
 	})
+}
+
+// signalHalfway starts the long import, waits until it is copying rows,
+// checks that reads still see the old snapshot, sends sig, and checks that
+// nothing changed (SIGINT: exit 1, "nothing was imported").
+func (e *env) signalHalfway(t *testing.T, sig os.Signal, doc string, dbEnv, paths []string, beforeAPI map[string]string, same func(*testing.T, string)) {
+	cmd := exec.Command(e.bin.API, "import", doc)
+	cmd.Env = append(os.Environ(), dbEnv...)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Halfway: the import is copying its rows into the staging table.
+	conn, err := pgx.Connect(t.Context(), e.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var n int
+		if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'copy%svc_import_insights%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the import never reached its COPY:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for p, a := range e.answers(t, paths...) {
+		if a != beforeAPI[p] {
+			t.Errorf("during the import GET %s changed:\n%s\nwas\n%s", p, a, beforeAPI[p])
+		}
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if sig == os.Interrupt {
+		if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errOut.String(), "import interrupted, nothing was imported") {
+			t.Errorf("after SIGINT: %v\n%s", err, errOut.String())
+		}
+	}
+	// The server ends a killed session's transaction when it sees the
+	// connection gone.
+	time.Sleep(500 * time.Millisecond)
+	same(t, fmt.Sprintf("after %v", sig))
 }
