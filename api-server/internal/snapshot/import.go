@@ -195,11 +195,11 @@ type copyJob struct {
 // startWriter starts the goroutine that copies batches into the staging
 // tables on the import's connection.
 func (im *importer) startWriter(ctx context.Context) {
-	im.jobs = make(chan copyJob, 2)
-	im.writerCh = make(chan error, 1)
+	jobs, done := make(chan copyJob, 2), make(chan error, 1)
+	im.jobs, im.writerCh = jobs, done
 	go func() {
 		var failed error
-		for j := range im.jobs {
+		for j := range jobs {
 			if failed != nil {
 				continue
 			}
@@ -218,7 +218,7 @@ func (im *importer) startWriter(ctx context.Context) {
 				im.writerFailed.Store(true)
 			}
 		}
-		im.writerCh <- failed
+		done <- failed
 	}()
 }
 
