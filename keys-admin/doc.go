@@ -8,5 +8,7 @@
 //   - keys: the Service: Create, List, Revoke with every rule of SPEC §3 and §5, an audit trail, and
 //     Lookup, which resolves a presented key for the api-server in one SQL round trip.
 //   - keyshttp: the http.Handler the settings backend mounts behind its own session.
+//   - keyspage: the "Developer keys" settings section as a server-rendered http.Handler (html/template,
+//     embedded assets, no JavaScript needed) that a host mounts under its own settings path and layout.
 //   - cli: the keys-admin operator command (cmd/keys-admin).
 package keysadmin

@@ -2,6 +2,8 @@ package keys
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/adsnap/svc/keys-admin/apikey"
 )
@@ -44,3 +46,28 @@ var (
 	// ErrScopeMissing: the key lacks the scope for the endpoint (403).
 	ErrScopeMissing = errors.New("the api key lacks the required scope")
 )
+
+// SubscriptionError is the refusal of a key creation by the organization's
+// subscription: a trial that ended (or has no end) or a status that is
+// neither trialing nor active. It wraps ErrSubscriptionInactive; get it with
+// errors.As to tell a user which case applies.
+type SubscriptionError struct {
+	Status      string     // SubscriptionTrialing, SubscriptionCanceled, ...
+	TrialEndsAt *time.Time // when a trial ended; nil if none was set
+}
+
+// TrialOver reports whether the refusal is an ended (or endless) trial.
+func (e *SubscriptionError) TrialOver() bool { return e.Status == SubscriptionTrialing }
+
+func (e *SubscriptionError) Error() string {
+	switch {
+	case e.Status != SubscriptionTrialing:
+		return fmt.Sprintf("%s (status %s)", ErrSubscriptionInactive, e.Status)
+	case e.TrialEndsAt == nil:
+		return fmt.Sprintf("%s (status trialing with no trial end)", ErrSubscriptionInactive)
+	}
+	return fmt.Sprintf("%s (status trial ended %s)", ErrSubscriptionInactive, e.TrialEndsAt.UTC().Format(time.RFC3339))
+}
+
+// Unwrap returns ErrSubscriptionInactive.
+func (e *SubscriptionError) Unwrap() error { return ErrSubscriptionInactive }

@@ -120,26 +120,8 @@ func (s *Service) Create(ctx context.Context, req CreateRequest) (*CreatedKey, e
 	var row *keyRow
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		now := s.clock()
-		org, err := s.lockOrganization(ctx, tx, req.OrganizationID)
-		if err != nil {
+		if err := s.checkCreate(ctx, tx, req.OrganizationID, req.UserID, now); err != nil {
 			return err
-		}
-		if err := s.requireAdmin(ctx, tx, req.OrganizationID, req.UserID); err != nil {
-			return err
-		}
-		if !subscriptionAllowsCreate(org, now) {
-			return fmt.Errorf("%w (status %s)", ErrSubscriptionInactive, describeSubscription(org, now))
-		}
-		active, err := tx.NewSelect().Model((*keyRow)(nil)).
-			Where("organization_id = ?", req.OrganizationID).
-			Where("revoked_at IS NULL").
-			Where("expires_at > ?", now).
-			Count(ctx)
-		if err != nil {
-			return fmt.Errorf("count active keys: %w", err)
-		}
-		if active >= MaxActiveKeys {
-			return fmt.Errorf("%w: revoke one before creating another", ErrKeyLimit)
 		}
 		row = &keyRow{
 			ID: id, OrganizationID: req.OrganizationID, IssuerUserID: req.UserID,
@@ -156,6 +138,46 @@ func (s *Service) Create(ctx context.Context, req CreateRequest) (*CreatedKey, e
 		return nil, err
 	}
 	return &CreatedKey{KeyInfo: row.info(row.CreatedAt), Key: value}, nil
+}
+
+// CanCreate reports whether userID may create a key in the organization now,
+// with the error Create would return for the same reason (ErrNotAdmin,
+// ErrSubscriptionInactive, ErrKeyLimit, ...), or nil. It runs Create's own
+// checks and writes nothing, so that a settings page can say why its create
+// control is disabled before anyone submits it. Create checks again: the
+// answer can change between the two calls.
+func (s *Service) CanCreate(ctx context.Context, organizationID, userID string) error {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return s.checkCreate(ctx, tx, organizationID, userID, s.clock())
+	})
+}
+
+// checkCreate applies the rules of Create that need the database: the
+// issuer's role, the subscription and the active-key limit. In PostgreSQL it
+// locks the organization's row until tx ends.
+func (s *Service) checkCreate(ctx context.Context, tx bun.Tx, orgID, userID string, now time.Time) error {
+	org, err := s.lockOrganization(ctx, tx, orgID)
+	if err != nil {
+		return err
+	}
+	if err := s.requireAdmin(ctx, tx, orgID, userID); err != nil {
+		return err
+	}
+	if !subscriptionAllowsCreate(org, now) {
+		return &SubscriptionError{Status: org.SubscriptionStatus, TrialEndsAt: utcPtr(org.TrialEndsAt)}
+	}
+	active, err := tx.NewSelect().Model((*keyRow)(nil)).
+		Where("organization_id = ?", orgID).
+		Where("revoked_at IS NULL").
+		Where("expires_at > ?", now).
+		Count(ctx)
+	if err != nil {
+		return fmt.Errorf("count active keys: %w", err)
+	}
+	if active >= MaxActiveKeys {
+		return fmt.Errorf("%w: revoke one before creating another", ErrKeyLimit)
+	}
+	return nil
 }
 
 // List returns the organization's keys, newest first, with their state. The
@@ -306,16 +328,6 @@ func subscriptionAllowsCreate(org *Organization, now time.Time) bool {
 		return org.TrialEndsAt != nil && now.Before(*org.TrialEndsAt)
 	}
 	return false
-}
-
-func describeSubscription(org *Organization, now time.Time) string {
-	if org.SubscriptionStatus == SubscriptionTrialing {
-		if org.TrialEndsAt == nil {
-			return "trialing with no trial end"
-		}
-		return "trial ended " + org.TrialEndsAt.UTC().Format(time.RFC3339)
-	}
-	return org.SubscriptionStatus
 }
 
 // newKeyID returns "key_" and 20 random base62 characters.

@@ -183,6 +183,21 @@ func TestCreateRefusalsWriteNothing(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 			}
+			// CanCreate gives the same refusal for the rules that need the
+			// database, and nil where only the request's own fields are wrong.
+			can := svc.CanCreate(t.Context(), tc.req.OrganizationID, tc.req.UserID)
+			if tc.req.Validate() == nil && !errors.Is(can, tc.want) || tc.req.Validate() != nil && can != nil {
+				t.Errorf("%s: CanCreate = %v", tc.name, can)
+			}
+		}
+		var subErr *keys.SubscriptionError
+		err := svc.CanCreate(t.Context(), "org_trial_over", "u_e")
+		if !errors.As(err, &subErr) || !subErr.TrialOver() || subErr.TrialEndsAt == nil ||
+			!strings.Contains(err.Error(), "trial ended") {
+			t.Errorf("trial over: %#v", err)
+		}
+		if err := svc.CanCreate(t.Context(), "org_canceled", "u_c"); !errors.As(err, &subErr) || subErr.TrialOver() || subErr.Status != keys.SubscriptionCanceled {
+			t.Errorf("canceled: %#v", err)
 		}
 		if n := count(t, b.DB, "developer_keys"); n != 0 {
 			t.Errorf("%d keys written by refused creations", n)
@@ -223,6 +238,9 @@ func TestKeyLimitCountsOnlyActiveKeys(t *testing.T) {
 		}
 		if _, err := svc.Create(ctx, req("org_a", "u_owner")); !errors.Is(err, keys.ErrKeyLimit) {
 			t.Fatalf("11th key: err = %v, want ErrKeyLimit", err)
+		}
+		if err := svc.CanCreate(ctx, "org_a", "u_owner"); !errors.Is(err, keys.ErrKeyLimit) {
+			t.Fatalf("CanCreate at the limit: err = %v, want ErrKeyLimit", err)
 		}
 		// Another organization is unaffected.
 		if _, err := svc.Create(ctx, req("org_b", "u_b")); err != nil {

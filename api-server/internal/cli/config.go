@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,10 @@ type config struct {
 	PprofAddr      string
 	DBMaxConns     int
 	MaxInFlight    int
+
+	// mount, if set, wraps the API's handler (svc-api demo adds its
+	// settings pages); never set from a flag.
+	mount func(api http.Handler) (http.Handler, error)
 }
 
 // envErrors collects environment variables that do not parse.

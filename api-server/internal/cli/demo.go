@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,10 @@ func newDemo() *cobra.Command {
 		Long: `demo migrates an embedded SQLite database under the data directory (./.data, or
 SVC_DATA_DIR), imports the built-in demo snapshot, creates a demo key, prints it once with
 commands to try, and serves on 127.0.0.1:8080 until Ctrl-C. No PostgreSQL or Redis needed;
-rate limits are kept in process. Running it again refreshes the data and replaces the key.`,
+rate limits are kept in process. Running it again refreshes the data and replaces the key.
+
+It also serves the "Developer keys" settings page at /settings/developer-keys/, behind a
+demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve has neither).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(envErr) > 0 {
@@ -80,8 +84,25 @@ rate limits are kept in process. Running it again refreshes the data and replace
 			}
 			c.DatabaseURL = url
 			c.RedisURL = "" // the demo is one process: in-process limits
+			settingsKeys := keys.New(db)
+			defer settingsKeys.Close()
+			c.mount = func(api http.Handler) (http.Handler, error) {
+				if host, _, _ := net.SplitHostPort(c.Listen); host == "" || !net.ParseIP(host).IsLoopback() && host != "localhost" {
+					log.Warn("the demo sign-in at " + demoSignInPath + " lets anyone who reaches " + c.Listen + " act as any demo user")
+				}
+				return demoSettings(settingsKeys, api, log, time.Now())
+			}
+			if c.DownloadsDir == "" {
+				if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
+					site := siteURL(c.Listen)
+					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at %s/developers/; install svc from it with\n"+
+						"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
+						c.DownloadsDir, site)
+				}
+			}
 			return serve(ctx, &c, db, log, func(addr string) {
 				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key, svcCommand())
+				fmt.Fprintf(cmd.OutOrStdout(), "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)
 			})
 		},
 	}

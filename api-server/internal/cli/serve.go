@@ -111,10 +111,16 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
-		MaxInFlight: c.maxInFlight(db),
+		DownloadsSiteURL: c.SiteURL,
+		MaxInFlight:      c.maxInFlight(db),
 	})
 	if err != nil {
 		return usageError{err}
+	}
+	if c.mount != nil {
+		if h, err = c.mount(h); err != nil {
+			return err
+		}
 	}
 	srv := &http.Server{
 		Handler:           h,

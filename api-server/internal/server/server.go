@@ -69,7 +69,10 @@ type Config struct {
 	OpenAPIJSON []byte
 	// DownloadsDir, when set, is served at /developers/.
 	DownloadsDir string
-	Logger       *slog.Logger
+	// DownloadsSiteURL is the site named in the install commands of the
+	// /developers/ page; the address each request came to when empty.
+	DownloadsSiteURL string
+	Logger           *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 	// MaxInFlight, when positive, is how many API requests are processed
@@ -92,8 +95,10 @@ type Server struct {
 	hsts      bool
 	openapi   []byte
 	downloads string
-	log       *slog.Logger
-	now       func() time.Time
+	// downloadsSite: see Config.DownloadsSiteURL.
+	downloadsSite string
+	log           *slog.Logger
+	now           func() time.Time
 }
 
 // New returns the API as an http.Handler.
@@ -117,6 +122,7 @@ func New(cfg Config) (http.Handler, error) {
 		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
 		log: cfg.Logger, now: cfg.Now,
 	}
+	s.downloadsSite = cfg.DownloadsSiteURL
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
 	}

@@ -54,7 +54,8 @@ func Demo(now time.Time) *Document {
 	doc := &Document{
 		Organizations: []Organization{
 			{ID: DemoOrganization, Name: "Acme Demo", SubscriptionStatus: "active",
-				Members: []Member{{UserID: DemoOwner, Role: "owner"}, {UserID: "u_demo_acme_analyst", Role: "member"}}},
+				Members: []Member{{UserID: DemoOwner, Role: "owner"}, {UserID: "u_demo_acme_analyst", Role: "member"},
+					{UserID: "u_demo_acme_admin", Role: "admin"}}},
 			{ID: "org_demo_globex", Name: "Globex Demo", SubscriptionStatus: "trialing",
 				TrialEndsAt: ptr(today.AddDate(0, 0, 30).Format(time.RFC3339)),
 				Members:     []Member{{UserID: "u_demo_globex_owner", Role: "owner"}}},
