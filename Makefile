@@ -79,7 +79,7 @@ lint: dev-proxy
 demo: build
 	bin/svc-api demo
 
-## bench: performance harness (about 8 min: wrk c=64, baseline vs svc-api at 1,000,000 rows, scale run up to 10,000,000 rows); results in bench/results/
+## bench: performance harness (about 8 min: wrk c=64, baseline vs svc-api at 1,000,000 rows, scale run up to 10,000,000 rows); results in bench/results/; BENCH_MODE=import runs only the import run (svc-api import vs COPY at 100k, 1M, 10M rows)
 bench: dev-proxy
 	scripts/bench.sh
 

@@ -25,6 +25,7 @@ func TestE2E(t *testing.T) {
 		{"BulkPacing", testBulkPacing}, // the one slow scenario: about 40 s at the SPEC's limits
 		{"Inspector", testInspector},
 		{"Distribution", testDistribution},
+		{"Import", testImport},
 		{"KeyLifecycle", testKeyLifecycle},
 		{"RateLimits", testRateLimits},
 		{"FailClosedRedis", testFailClosedRedis},

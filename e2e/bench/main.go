@@ -30,6 +30,8 @@
 //	BENCH_CONNECTIONS   concurrency (default 64)
 //	BENCH_KEEP=1        keep the databases
 //	BENCH_OUT           results directory (default <repo>/bench/results)
+//	BENCH_MODE          all (default: the HTTP runs, then the import run), http, or import
+//	                    (the import run alone; its settings are in importbench.go)
 package main
 
 import (
@@ -45,8 +47,21 @@ func main() {
 		}
 		return
 	}
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+	mode := envOr("BENCH_MODE", "all")
+	if mode != "all" && mode != "http" && mode != "import" {
+		fmt.Fprintln(os.Stderr, "bench: BENCH_MODE: want all, http or import")
+		os.Exit(2)
+	}
+	if mode != "import" {
+		if err := run(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if mode != "http" {
+		if err := runImportBench(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench import:", err)
+			os.Exit(1)
+		}
 	}
 }

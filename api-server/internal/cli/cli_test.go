@@ -279,6 +279,21 @@ func TestImportCommand(t *testing.T) {
 			t.Fatalf("import: %d %s", code, out)
 		}
 	}
+	// NDJSON, chosen by the file's extension; a bad --format is a usage error.
+	nd := filepath.Join(dir, "records.ndjson")
+	if err := os.WriteFile(nd, []byte(`{"kind":"account","id":"acc_2","organizationId":"org_a","platformAdAccountId":"p","accountName":"n","currency":"USD","timezone":"UTC","isActive":false}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run("", "import", nd, "--database-url", db); code != 0 || !strings.Contains(out, "imported 0 organizations, 1 accounts") {
+		t.Fatalf("import ndjson: %d %s", code, out)
+	}
+	if code, out := run(`{"kind":"account","id":"acc_3"}`, "import", "-", "--format", "ndjson", "--database-url", db); code != exitInvalid ||
+		!strings.Contains(out, "line 1: $.organizationId: want an identifier") {
+		t.Fatalf("invalid ndjson: %d %s", code, out)
+	}
+	if code, _ := run("", "import", "-", "--format", "xml", "--database-url", db); code != exitUsage {
+		t.Errorf("--format xml: %d", code)
+	}
 	if code, _ := run("", "import"); code != exitUsage {
 		t.Errorf("import without a file: %d", code)
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -106,6 +107,9 @@ type LeadContact struct {
 // with the JSON path of the offending element.
 type ValidationError struct {
 	Problems []string
+	// More counts the problems found beyond Problems (a streamed import
+	// keeps the first maxProblems).
+	More int
 }
 
 // maxProblems caps the list a ValidationError prints.
@@ -113,18 +117,21 @@ const maxProblems = 200
 
 func (e *ValidationError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "invalid snapshot document (%d problem", len(e.Problems))
-	if len(e.Problems) != 1 {
+	total := len(e.Problems) + e.More
+	fmt.Fprintf(&b, "invalid snapshot document (%d problem", total)
+	if total != 1 {
 		b.WriteByte('s')
 	}
 	b.WriteString("; nothing was imported):")
 	for i, p := range e.Problems {
 		if i == maxProblems {
-			fmt.Fprintf(&b, "\n  … and %d more", len(e.Problems)-maxProblems)
 			break
 		}
 		b.WriteString("\n  ")
 		b.WriteString(p)
+	}
+	if n := total - min(len(e.Problems), maxProblems); n > 0 {
+		fmt.Fprintf(&b, "\n  … and %d more", n)
 	}
 	return b.String()
 }
@@ -166,7 +173,7 @@ func Parse(r io.Reader) (*Document, error) {
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("$.%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", k))
+		problems = append(problems, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", fieldStep(k)))
 	}
 	problems = decodeArray(top, "organizations", &doc.Organizations, problems)
 	problems = decodeArray(top, "accounts", &doc.Accounts, problems)
@@ -201,6 +208,18 @@ func decodeArray[T any](top map[string]json.RawMessage, name string, dst *[]T, p
 	}
 	*dst = out
 	return problems
+}
+
+// reField is a member name a path writes as .name; any other is written
+// ["name"] (JSON-quoted), so that every path can be followed back.
+var reField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func fieldStep(name string) string {
+	if reField.MatchString(name) {
+		return "." + name
+	}
+	b, _ := json.Marshal(name)
+	return "[" + string(b) + "]"
 }
 
 func decodeProblem(path string, err error) string {

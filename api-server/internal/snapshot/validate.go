@@ -3,6 +3,8 @@ package snapshot
 import (
 	"fmt"
 	"regexp"
+	"strings"
+	"sync"
 	"time"
 	// Time zones are checked against the IANA database; embed it so that a
 	// host without /usr/share/zoneinfo validates the same way.
@@ -19,6 +21,10 @@ var (
 const (
 	maxText    = 1024
 	maxDecimal = 40
+	// Dates and times lie in years 1–9999: PostgreSQL has no year 0 and
+	// both backends store four-digit years.
+	minYear = 1
+	maxYear = 9999
 )
 
 var (
@@ -55,6 +61,15 @@ func (p *problems) text(path, v string, required bool) {
 		p.add(path, "required (a non-empty string)")
 	case len(v) > maxText:
 		p.add(path, "longer than %d bytes", maxText)
+	default:
+		p.nul(path, v)
+	}
+}
+
+// nul refuses a NUL character, which PostgreSQL text cannot store.
+func (p *problems) nul(path, v string) {
+	if strings.IndexByte(v, 0) >= 0 {
+		p.add(path, "contains a NUL character (U+0000), which the database cannot store")
 	}
 }
 
@@ -78,6 +93,10 @@ func (p *problems) timestamp(path string, v *string) *time.Time {
 		return nil
 	}
 	t = t.UTC()
+	if t.Year() < minYear || t.Year() > maxYear {
+		p.add(path, "year %d is out of range (want a UTC time in years 0001–9999), got %s", t.Year(), quote(*v))
+		return nil
+	}
 	return &t
 }
 
@@ -103,33 +122,21 @@ func quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// parsed holds the values Validate derived, for the import.
-type parsed struct {
-	trialEndsAt []*time.Time // per organization
-	lastSyncAt  []*time.Time // per account
-	syncedAtC   []*time.Time // per campaign
-	syncedAtI   []*time.Time // per insight
-}
-
 // Validate checks every value of the document that needs no database:
 // identifiers, required fields, enums, decimals, dates, duplicates and the
 // references between elements of the document. It returns every problem.
 func Validate(doc *Document) error {
-	_, probs := validate(doc)
-	if len(probs) > 0 {
-		return &ValidationError{Problems: probs}
+	p := validate(doc)
+	if len(p) > 0 {
+		return &ValidationError{Problems: p}
 	}
 	return nil
 }
 
-func validate(doc *Document) (*parsed, problems) {
+// validate checks each element, then the duplicates and references within
+// the document (the import checks those against the database instead).
+func validate(doc *Document) problems {
 	var p problems
-	v := &parsed{
-		trialEndsAt: make([]*time.Time, len(doc.Organizations)),
-		lastSyncAt:  make([]*time.Time, len(doc.Accounts)),
-		syncedAtC:   make([]*time.Time, len(doc.Campaigns)),
-		syncedAtI:   make([]*time.Time, len(doc.Insights)),
-	}
 	seen := map[string]string{}
 	dup := func(kind, path, id string) {
 		k := kind + "\x00" + id
@@ -139,123 +146,178 @@ func validate(doc *Document) (*parsed, problems) {
 		}
 		seen[k] = path
 	}
-
-	for i, o := range doc.Organizations {
+	for i := range doc.Organizations {
 		path := fmt.Sprintf("$.organizations[%d]", i)
-		p.id(path+".id", o.ID)
-		dup("org", path, o.ID)
-		p.text(path+".name", o.Name, false)
-		if !subscriptionStatuses[o.SubscriptionStatus] {
-			p.add(path+".subscriptionStatus", "want one of trialing, active, canceled, got %s", quote(o.SubscriptionStatus))
-		}
-		v.trialEndsAt[i] = p.timestamp(path+".trialEndsAt", o.TrialEndsAt)
-		if o.SubscriptionStatus == "trialing" && o.TrialEndsAt == nil {
-			p.add(path+".trialEndsAt", "required when subscriptionStatus is trialing")
-		}
-		users := map[string]bool{}
-		for j, m := range o.Members {
-			mp := fmt.Sprintf("%s.members[%d]", path, j)
-			p.id(mp+".userId", m.UserID)
-			if users[m.UserID] {
-				p.add(mp+".userId", "duplicate member %s", quote(m.UserID))
-			}
-			users[m.UserID] = true
-			if !roles[m.Role] {
-				p.add(mp+".role", "want one of owner, admin, member, got %s", quote(m.Role))
-			}
-		}
+		p.organization(path, &doc.Organizations[i])
+		dup("org", path, doc.Organizations[i].ID)
 	}
-
-	accounts := map[string]int{}
-	for i, a := range doc.Accounts {
+	for i := range doc.Accounts {
 		path := fmt.Sprintf("$.accounts[%d]", i)
-		p.id(path+".id", a.ID)
-		dup("account", path, a.ID)
-		accounts[a.ID] = i
-		p.id(path+".organizationId", a.OrganizationID)
-		p.text(path+".platformAdAccountId", a.PlatformAdAccountID, true)
-		p.text(path+".accountName", a.AccountName, true)
-		if !reCurrency.MatchString(a.Currency) {
-			p.add(path+".currency", "want an ISO 4217 code such as EUR, got %s", quote(a.Currency))
-		}
-		if a.Timezone == "" || len(a.Timezone) > 64 {
-			p.add(path+".timezone", "want an IANA time zone such as Europe/Berlin, got %s", quote(a.Timezone))
-		} else if _, err := time.LoadLocation(a.Timezone); err != nil || a.Timezone == "Local" {
-			p.add(path+".timezone", "unknown IANA time zone %s", quote(a.Timezone))
-		}
-		if a.IsActive == nil {
-			p.add(path+".isActive", "required (a boolean)")
-		}
-		v.lastSyncAt[i] = p.timestamp(path+".lastSyncAt", a.LastSyncAt)
-		if a.AccessTokenEncrypted != nil && len(*a.AccessTokenEncrypted) > 16<<10 {
-			p.add(path+".accessTokenEncrypted", "longer than 16 KiB")
-		}
+		p.account(path, &doc.Accounts[i])
+		dup("account", path, doc.Accounts[i].ID)
 	}
-
 	campaigns := map[string]int{}
 	for i, c := range doc.Campaigns {
 		path := fmt.Sprintf("$.campaigns[%d]", i)
-		p.id(path+".id", c.ID)
+		p.campaign(path, &doc.Campaigns[i])
 		dup("campaign", path, c.ID)
 		campaigns[c.ID] = i
-		p.id(path+".accountId", c.AccountID)
-		p.text(path+".name", c.Name, true)
-		p.text(path+".objective", c.Objective, true)
-		p.text(path+".status", c.Status, true)
-		if c.EffectiveStatus != nil {
-			p.text(path+".effectiveStatus", *c.EffectiveStatus, true)
-		}
-		p.decimal(path+".dailyBudget", c.DailyBudget, false)
-		p.decimal(path+".lifetimeBudget", c.LifetimeBudget, false)
-		v.syncedAtC[i] = p.timestamp(path+".syncedAt", c.SyncedAt)
 	}
-
 	for i, in := range doc.Insights {
 		path := fmt.Sprintf("$.insights[%d]", i)
-		p.id(path+".id", in.ID)
+		p.insight(path, &doc.Insights[i])
 		dup("insight", path, in.ID)
-		p.id(path+".accountId", in.AccountID)
 		if in.CampaignID != nil {
-			p.id(path+".campaignId", *in.CampaignID)
 			if ci, ok := campaigns[*in.CampaignID]; ok && doc.Campaigns[ci].AccountID != in.AccountID {
 				p.add(path+".campaignId", "campaign %s belongs to account %s, not %s",
 					quote(*in.CampaignID), quote(doc.Campaigns[ci].AccountID), quote(in.AccountID))
 			}
 		}
-		if d, err := time.Parse(time.DateOnly, in.Date); err != nil || d.Format(time.DateOnly) != in.Date {
-			p.add(path+".date", "not a date (want YYYY-MM-DD), got %s", quote(in.Date))
-		}
-		p.text(path+".attributionWindow", in.AttributionWindow, true)
-		if !purchaseMeasurements[in.PurchaseMeasurement] {
-			p.add(path+".purchaseMeasurement", "want one of reported_purchase_value, reported_purchase_count, unavailable, got %s", quote(in.PurchaseMeasurement))
-		}
-		p.decimal(path+".spend", &in.Spend, true)
-		p.decimal(path+".ctr", &in.CTR, true)
-		p.decimal(path+".cpc", &in.CPC, true)
-		p.decimal(path+".cpm", &in.CPM, true)
-		p.count(path+".impressions", in.Impressions)
-		p.count(path+".reach", in.Reach)
-		p.count(path+".clicks", in.Clicks)
-		p.number(path+".purchases", in.Purchases)
-		p.number(path+".purchaseValue", in.PurchaseValue)
-		p.number(path+".roas", in.ROAS)
-		if in.Conversions != nil && *in.Conversions < 0 {
-			p.add(path+".conversions", "must not be negative")
-		}
-		v.syncedAtI[i] = p.timestamp(path+".syncedAt", in.SyncedAt)
 	}
-
-	for i, l := range doc.LeadContacts {
+	for i := range doc.LeadContacts {
 		path := fmt.Sprintf("$.leadContacts[%d]", i)
-		p.id(path+".id", l.ID)
-		dup("lead", path, l.ID)
-		p.id(path+".accountId", l.AccountID)
-		if l.Email != nil {
-			p.text(path+".email", *l.Email, false)
+		p.lead(path, &doc.LeadContacts[i])
+		dup("lead", path, doc.LeadContacts[i].ID)
+	}
+	return p
+}
+
+// organization checks one organization and its members (duplicates among
+// its members included) and returns its trial end.
+func (p *problems) organization(path string, o *Organization) *time.Time {
+	p.id(path+".id", o.ID)
+	p.text(path+".name", o.Name, false)
+	if !subscriptionStatuses[o.SubscriptionStatus] {
+		p.add(path+".subscriptionStatus", "want one of trialing, active, canceled, got %s", quote(o.SubscriptionStatus))
+	}
+	t := p.timestamp(path+".trialEndsAt", o.TrialEndsAt)
+	if o.SubscriptionStatus == "trialing" && o.TrialEndsAt == nil {
+		p.add(path+".trialEndsAt", "required when subscriptionStatus is trialing")
+	}
+	users := map[string]bool{}
+	for j, m := range o.Members {
+		mp := fmt.Sprintf("%s.members[%d]", path, j)
+		p.id(mp+".userId", m.UserID)
+		if users[m.UserID] {
+			p.add(mp+".userId", "duplicate member %s", quote(m.UserID))
 		}
-		if l.Phone != nil {
-			p.text(path+".phone", *l.Phone, false)
+		users[m.UserID] = true
+		if !roles[m.Role] {
+			p.add(mp+".role", "want one of owner, admin, member, got %s", quote(m.Role))
 		}
 	}
-	return v, p
+	return t
+}
+
+// account checks one account and returns its last sync time.
+func (p *problems) account(path string, a *Account) *time.Time {
+	p.id(path+".id", a.ID)
+	p.id(path+".organizationId", a.OrganizationID)
+	p.text(path+".platformAdAccountId", a.PlatformAdAccountID, true)
+	p.text(path+".accountName", a.AccountName, true)
+	if !reCurrency.MatchString(a.Currency) {
+		p.add(path+".currency", "want an ISO 4217 code such as EUR, got %s", quote(a.Currency))
+	}
+	if a.Timezone == "" || len(a.Timezone) > 64 || strings.IndexByte(a.Timezone, 0) >= 0 {
+		p.add(path+".timezone", "want an IANA time zone such as Europe/Berlin, got %s", quote(a.Timezone))
+	} else if _, err := loadLocation(a.Timezone); err != nil || a.Timezone == "Local" {
+		p.add(path+".timezone", "unknown IANA time zone %s", quote(a.Timezone))
+	}
+	if a.IsActive == nil {
+		p.add(path+".isActive", "required (a boolean)")
+	}
+	t := p.timestamp(path+".lastSyncAt", a.LastSyncAt)
+	if a.AccessTokenEncrypted != nil {
+		if len(*a.AccessTokenEncrypted) > 16<<10 {
+			p.add(path+".accessTokenEncrypted", "longer than 16 KiB")
+		} else {
+			p.nul(path+".accessTokenEncrypted", *a.AccessTokenEncrypted)
+		}
+	}
+	p.payload(path+".rawPayload", a.RawPayload)
+	return t
+}
+
+// campaign checks one campaign and returns its sync time.
+func (p *problems) campaign(path string, c *Campaign) *time.Time {
+	p.id(path+".id", c.ID)
+	p.id(path+".accountId", c.AccountID)
+	p.text(path+".name", c.Name, true)
+	p.text(path+".objective", c.Objective, true)
+	p.text(path+".status", c.Status, true)
+	if c.EffectiveStatus != nil {
+		p.text(path+".effectiveStatus", *c.EffectiveStatus, true)
+	}
+	p.decimal(path+".dailyBudget", c.DailyBudget, false)
+	p.decimal(path+".lifetimeBudget", c.LifetimeBudget, false)
+	t := p.timestamp(path+".syncedAt", c.SyncedAt)
+	p.payload(path+".rawPayload", c.RawPayload)
+	return t
+}
+
+// insight checks one insight row and returns its date (zero when invalid)
+// and sync time.
+func (p *problems) insight(path string, in *Insight) (time.Time, *time.Time) {
+	p.id(path+".id", in.ID)
+	p.id(path+".accountId", in.AccountID)
+	if in.CampaignID != nil {
+		p.id(path+".campaignId", *in.CampaignID)
+	}
+	d, err := time.Parse(time.DateOnly, in.Date)
+	switch {
+	case err != nil || d.Format(time.DateOnly) != in.Date:
+		p.add(path+".date", "not a date (want YYYY-MM-DD), got %s", quote(in.Date))
+		d = time.Time{}
+	case d.Year() < minYear:
+		p.add(path+".date", "year %04d is out of range (want years 0001–9999), got %s", d.Year(), quote(in.Date))
+		d = time.Time{}
+	}
+	p.text(path+".attributionWindow", in.AttributionWindow, true)
+	if !purchaseMeasurements[in.PurchaseMeasurement] {
+		p.add(path+".purchaseMeasurement", "want one of reported_purchase_value, reported_purchase_count, unavailable, got %s", quote(in.PurchaseMeasurement))
+	}
+	p.decimal(path+".spend", &in.Spend, true)
+	p.decimal(path+".ctr", &in.CTR, true)
+	p.decimal(path+".cpc", &in.CPC, true)
+	p.decimal(path+".cpm", &in.CPM, true)
+	p.count(path+".impressions", in.Impressions)
+	p.count(path+".reach", in.Reach)
+	p.count(path+".clicks", in.Clicks)
+	p.number(path+".purchases", in.Purchases)
+	p.number(path+".purchaseValue", in.PurchaseValue)
+	p.number(path+".roas", in.ROAS)
+	if in.Conversions != nil && *in.Conversions < 0 {
+		p.add(path+".conversions", "must not be negative")
+	}
+	t := p.timestamp(path+".syncedAt", in.SyncedAt)
+	p.payload(path+".rawPayload", in.RawPayload)
+	return d, t
+}
+
+// lead checks one lead contact.
+func (p *problems) lead(path string, l *LeadContact) {
+	p.id(path+".id", l.ID)
+	p.id(path+".accountId", l.AccountID)
+	if l.Email != nil {
+		p.text(path+".email", *l.Email, false)
+	}
+	if l.Phone != nil {
+		p.text(path+".phone", *l.Phone, false)
+	}
+}
+
+// locations caches time.LoadLocation, which reads the zone database on
+// every call; a document names few zones.
+var locations sync.Map
+
+func loadLocation(name string) (*time.Location, error) {
+	if l, ok := locations.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	locations.Store(name, l)
+	return l, nil
 }
