@@ -49,6 +49,9 @@ func respond[T any](s *Server, c *gin.Context, q query.Params, m store.Meta, dat
 	if more {
 		data = data[:q.Limit]
 	}
+	if data == nil {
+		data = []T{} // SPEC §2: data is an array, also when it is empty
+	}
 	asOf := m.DataAsOf
 	if asOf.IsZero() {
 		asOf = time.Unix(0, 0) // nothing imported for the organization yet

@@ -862,3 +862,17 @@ func TestAdmissionDeadline(t *testing.T) {
 	close(release)
 	<-done
 }
+
+// TestEmptyPageDataIsArray: a page with no rows says "data":[] (SPEC §2: an
+// array, required), never null, on every endpoint and backend.
+func TestEmptyPageDataIsArray(t *testing.T) {
+	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
+		e := newEnv(t, b, opts{})
+		for _, path := range []string{"/accounts?offset=10000", "/campaigns?offset=10000", "/insights?from=2001-01-01&to=2001-01-31", "/insights?offset=10000"} {
+			w := e.get(base+path, e.all)
+			if w.Code != http.StatusOK || !strings.HasPrefix(w.Body.String(), `{"data":[],`) {
+				t.Errorf("GET %s: %d %.80s", path, w.Code, w.Body.String())
+			}
+		}
+	})
+}
