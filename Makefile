@@ -6,7 +6,7 @@ DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 SITE_URL ?= https://adsnap.example
 ldflags = -s -w -X $(1).version=$(VERSION) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build test lint services clean release-cli demo bench
+.PHONY: all build build-static test lint services clean release-cli demo bench
 
 all: build
 
@@ -16,6 +16,10 @@ build:
 	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli)' -o ../bin/keys-admin ./cmd/keys-admin
 	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
 	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli)' -o ../bin/svc-api ./cmd/svc-api
+
+## build-static: the container image's binaries (svc-api, keys-admin; static, CGO_ENABLED=0) into bin/static/, as deploy/Dockerfile and the e2e suite build them
+build-static:
+	scripts/build-static.sh bin/static
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:

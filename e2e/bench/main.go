@@ -30,6 +30,9 @@
 //	BENCH_CONNECTIONS   concurrency (default 64)
 //	BENCH_KEEP=1        keep the databases
 //	BENCH_OUT           results directory (default <repo>/bench/results)
+//
+// `bench tracing` (tracing.go) measures the request path with metrics and
+// traces off and on; `make bench` runs it after the main harness.
 package main
 
 import (
@@ -41,6 +44,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "baseline" {
 		if err := runBaseline(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "tracing" {
+		if err := runTracing(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench tracing:", err)
 			os.Exit(1)
 		}
 		return
