@@ -152,7 +152,8 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
-		MaxInFlight: c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
+		DownloadsSiteURL: c.SiteURL,
+		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
 		Metrics: metrics, Tracer: tracer,
 	})
 	if err != nil {
