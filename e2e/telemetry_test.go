@@ -3,10 +3,14 @@ package e2e
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -149,6 +153,20 @@ func testMetrics(t *testing.T, e *env) {
 	}
 	if _, ok := after["svc_api_admission_wait_seconds"]; !ok {
 		t.Error("svc_api_admission_wait_seconds missing")
+	}
+	// Every series the Grafana dashboard queries exists.
+	dash, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "deploy", "grafana", "svc-api-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(dash) {
+		t.Error("deploy/grafana/svc-api-dashboard.json is not JSON")
+	}
+	for _, name := range regexp.MustCompile(`\b(?:svc_api|go_sql|go|process)_[a-z_]+`).FindAllString(string(dash), -1) {
+		family := strings.TrimSuffix(name, "_bucket")
+		if _, ok := after[family]; !ok {
+			t.Errorf("the dashboard queries %s, which /metrics does not serve", name)
+		}
 	}
 	// No unbounded label: no key, key id, organization, IP or raw path.
 	for name, mf := range after {

@@ -84,6 +84,13 @@ func NewMetrics() *Metrics {
 	for _, o := range []string{"ok", "error"} {
 		m.lastUsedWrites.WithLabelValues(o)
 	}
+	for _, op := range []string{"key_lookup", "accounts", "campaigns", "insights", "ping"} {
+		m.databaseErrors.WithLabelValues(op)
+	}
+	for _, b := range []string{"ip", "key", "org"} {
+		m.limiterDecisions.WithLabelValues(b, "allowed")
+		m.limiterDecisions.WithLabelValues(b, "refused")
+	}
 	for _, d := range []string{"database", "ratelimit", "admission"} {
 		m.deadlines.WithLabelValues(d)
 	}
