@@ -35,6 +35,7 @@ func TestDeployFiles(t *testing.T) {
 	t.Run("Compose", func(t *testing.T) { testCompose(t, deploy) })
 	t.Run("Kubernetes", func(t *testing.T) { testKubernetes(t, deploy) })
 	t.Run("Systemd", func(t *testing.T) { testSystemd(t, deploy, e.bin.API) })
+	t.Run("HAProxy", func(t *testing.T) { testHAProxy(t, deploy) })
 	t.Run("StaticBinaries", func(t *testing.T) { testStaticBinaries(t, deploy, e) })
 }
 
@@ -148,6 +149,27 @@ func decodeStrict(kind string, doc []byte, t *testing.T) error {
 		return yaml.UnmarshalStrict(doc, &j)
 	}
 	return fmt.Errorf("kind %q: add it to decodeStrict", kind)
+}
+
+// testHAProxy checks the load balancer's configuration with haproxy -c
+// (the replicas' names resolve only inside compose's network: those
+// warnings are expected).
+func testHAProxy(t *testing.T, deploy string) {
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/haproxy"); err != nil {
+			t.Fatal("haproxy is required (apt-get install haproxy; scripts/test-deps.sh installs it for make test)")
+		}
+	}
+	out, err := exec.Command(bin, "-c", "-f", filepath.Join(deploy, "haproxy.cfg")).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("Configuration file is valid")) {
+		t.Errorf("haproxy -c -f deploy/haproxy.cfg: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "[ALERT]") || (strings.Contains(line, "[WARNING]") && !strings.Contains(line, "could not resolve address")) {
+			t.Errorf("haproxy: %s", line)
+		}
+	}
 }
 
 // testSystemd runs systemd-analyze verify on the unit, with ExecStart
