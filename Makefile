@@ -16,7 +16,7 @@ export GONOSUMDB := github.com/adsnap
 # ldflags: $(1) the package holding the variables, $(2) the module directory.
 ldflags = -s -w -X $(1).version=$(call modversion,$(2)) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build test lint services clean release-cli demo bench proxy dev-proxy release-check release tidy
+.PHONY: all build build-static test lint services clean release-cli demo bench proxy dev-proxy release-check release tidy
 
 all: build
 
@@ -58,6 +58,11 @@ release:
 ## tidy: go mod tidy in every module (MODULES="a b" for some) with GOWORK=off against the proxy of the tree, as users build them; sibling go.sum lines removed (RELEASING.md)
 tidy:
 	scripts/tidy.sh $(MODULES)
+
+## build-static: the container image's binaries (svc-api, keys-admin; static, CGO_ENABLED=0) into bin/static/, as deploy/Dockerfile and the e2e suite build them
+build-static: dev-proxy
+	scripts/build-static.sh bin/static
+	@$(drop-sibling-sums)
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:

@@ -27,3 +27,7 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 (cd e2e && go build -o "$bin/bench" ./bench)
 "$bin/bench" "$@"
+# The request path with metrics and traces off and on (issue #17); BENCH_TRACING=0 skips it.
+if [ "${BENCH_TRACING:-1}" = 1 ]; then
+  "$bin/bench" tracing
+fi

@@ -32,6 +32,9 @@
 //	BENCH_OUT           results directory (default <repo>/bench/results)
 //	BENCH_MODE          all (default: the HTTP runs, then the import run), http, or import
 //	                    (the import run alone; its settings are in importbench.go)
+//
+// `bench tracing` (tracing.go) measures the request path with metrics and
+// traces off and on; `make bench` runs it after the main harness.
 package main
 
 import (
@@ -43,6 +46,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "baseline" {
 		if err := runBaseline(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "tracing" {
+		if err := runTracing(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench tracing:", err)
 			os.Exit(1)
 		}
 		return

@@ -160,6 +160,7 @@ const touchInterval = time.Minute
 // condition keeps it to once per interval across replicas too.
 type toucher struct {
 	db   *bun.DB
+	hook func(error) // WithLastUsedHook; nil if none
 	ch   chan touchReq
 	done chan struct{}
 
@@ -173,8 +174,8 @@ type touchReq struct {
 	at    time.Time
 }
 
-func newToucher(db *bun.DB) *toucher {
-	t := &toucher{db: db, ch: make(chan touchReq, 256), done: make(chan struct{}), last: map[string]time.Time{}}
+func newToucher(db *bun.DB, hook func(error)) *toucher {
+	t := &toucher{db: db, hook: hook, ch: make(chan touchReq, 256), done: make(chan struct{}), last: map[string]time.Time{}}
 	go t.run()
 	return t
 }
@@ -211,12 +212,15 @@ func (t *toucher) run() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		// Errors are dropped on purpose: last_used_at is informational and
 		// must never fail or slow a request.
-		_, _ = t.db.NewUpdate().Model((*keyRow)(nil)).
+		_, err := t.db.NewUpdate().Model((*keyRow)(nil)).
 			Set("last_used_at = ?", req.at).
 			Where("id = ?", req.keyID).
 			Where("last_used_at IS NULL OR last_used_at <= ?", req.at.Add(-touchInterval)).
 			Exec(ctx)
 		cancel()
+		if t.hook != nil {
+			t.hook(err)
+		}
 	}
 }
 

@@ -46,6 +46,8 @@ type Service struct {
 	pg    bool
 	now   func() time.Time
 	touch *toucher
+	// lastUsedHook is WithLastUsedHook's function.
+	lastUsedHook func(error)
 }
 
 // Option configures a Service.
@@ -54,13 +56,20 @@ type Option func(*Service)
 // WithClock replaces time.Now, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
+// WithLastUsedHook calls hook after each background write of a key's
+// last-used time, with the write's error (nil when it succeeded); for
+// metrics. hook runs on the writer's goroutine and must not block.
+func WithLastUsedHook(hook func(error)) Option {
+	return func(s *Service) { s.lastUsedHook = hook }
+}
+
 // New returns a Service on db. Close it to flush pending last-used writes.
 func New(db *bun.DB, opts ...Option) *Service {
 	s := &Service{db: db, pg: database.IsPostgres(db), now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
-	s.touch = newToucher(db)
+	s.touch = newToucher(db, s.lastUsedHook)
 	return s
 }
 

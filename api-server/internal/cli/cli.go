@@ -18,6 +18,7 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/snapshot"
 	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/spf13/cobra"
 	"github.com/uptrace/bun"
@@ -232,6 +233,7 @@ migrate' first.`,
 			p := newProgress(stderr, progress)
 			opts.Progress = p.update
 			sum, err := snapshot.ImportStream(cmd.Context(), db, r, opts)
+			telemetry.ImportRun(err)
 			p.finish()
 			if err != nil {
 				if cmd.Context().Err() != nil {

@@ -33,6 +33,7 @@ type config struct {
 	LogLevel       string
 	LogFormat      string
 	PprofAddr      string
+	MetricsAddr    string
 	DBMaxConns     int
 	MaxInFlight    int
 	DBDeadline     time.Duration
@@ -146,6 +147,8 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"connections open at once from one client IP; more are closed on accept; --trusted-proxies peers are not capped; 0: no cap (env SVC_MAX_CONNS_PER_IP)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", os.Getenv("SVC_PPROF_ADDR"),
 		"loopback address of a net/http/pprof listener for profiling, e.g. 127.0.0.1:6060; off when empty (env SVC_PPROF_ADDR)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", os.Getenv("SVC_METRICS_ADDR"),
+		"address of a Prometheus /metrics listener, never the API's port, e.g. 127.0.0.1:9090 or :9090 inside a private network; off when empty (env SVC_METRICS_ADDR)")
 	fs.IntVar(&c.Limits.KeyPerMinute, "limit-key-per-minute", e.int("SVC_LIMIT_KEY_PER_MINUTE", server.DefaultLimits.KeyPerMinute),
 		"requests per minute per key (env SVC_LIMIT_KEY_PER_MINUTE)")
 	fs.IntVar(&c.Limits.OrgPerMinute, "limit-org-per-minute", e.int("SVC_LIMIT_ORG_PER_MINUTE", server.DefaultLimits.OrgPerMinute),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/snapshot"
 	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/keys"
@@ -114,6 +115,7 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	}
 	now := demoNow()
 	sum, err := snapshot.Import(ctx, db, snapshot.Demo(now), now)
+	telemetry.ImportRun(err)
 	if err != nil {
 		return fmt.Errorf("import demo snapshot: %w", err)
 	}
@@ -233,7 +235,9 @@ func keepDemoCurrent(ctx context.Context, db *bun.DB, log *slog.Logger) {
 		case <-demoAfter(next.Sub(now)):
 		}
 		now = demoNow()
-		if _, err := snapshot.Import(ctx, db, snapshot.Demo(now), now); err != nil {
+		_, err := snapshot.Import(ctx, db, snapshot.Demo(now), now)
+		telemetry.ImportRun(err)
+		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("extending the demo data to the new day failed", "error", err.Error())
 			}

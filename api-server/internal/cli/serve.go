@@ -17,10 +17,13 @@ import (
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/server"
 	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel"
 )
 
 func newServe() *cobra.Command {
@@ -81,7 +84,38 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		// GOGC, when set, wins.
 		debug.SetGCPercent(200)
 	}
-	ks := keys.New(db)
+	var metrics *telemetry.Metrics
+	var keyOpts []keys.Option
+	if c.MetricsAddr != "" {
+		if c.MetricsAddr == c.Listen {
+			return usageError{errors.New("--metrics-addr must differ from --listen: metrics are never served on the API's port")}
+		}
+		metrics = telemetry.NewMetrics()
+		metrics.RegisterDB(db.DB)
+		keyOpts = append(keyOpts, keys.WithLastUsedHook(metrics.LastUsedWrite))
+	}
+	// Every line JSON (issue #17 point 3): the standard library's log
+	// package and OpenTelemetry's own logger go through slog too.
+	slog.SetDefault(log)
+	otel.SetLogger(logr.FromSlogHandler(log.Handler()))
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("opentelemetry", "error", err.Error())
+	}))
+	tracer, stopTracing, err := telemetry.StartTracing(ctx, version)
+	if err != nil {
+		return usageError{err}
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(sctx); err != nil {
+			log.Warn("flushing traces", "error", err.Error())
+		}
+	}()
+	if tracer != nil {
+		log.Info("tracing on: spans exported with OTLP/HTTP as the OTEL_* variables say")
+	}
+	ks := keys.New(db, keyOpts...)
 	defer ks.Close()
 	st, err := store.New(ctx, db)
 	if err != nil {
@@ -99,6 +133,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 			// Not fatal: requests fail closed (503) until Redis answers.
 			log.Warn("rate limit store not reachable yet; API requests get 503 until it is", "error", err.Error())
 		}
+		metrics.RegisterRedisPool(r)
 		lim = r
 	} else {
 		log.Warn("no --redis-url: rate limits are kept in this process and apply per replica; " +
@@ -119,6 +154,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
 		DownloadsSiteURL: c.SiteURL,
 		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
+		Metrics: metrics, Tracer: tracer,
 	})
 	if err != nil {
 		return usageError{err}
@@ -163,6 +199,13 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 			return usageError{err}
 		}
 		defer stopPprof()
+	}
+	if metrics != nil {
+		_, stopMetrics, err := metrics.Serve(c.MetricsAddr, log)
+		if err != nil {
+			return usageError{err}
+		}
+		defer stopMetrics()
 	}
 	errc := make(chan error, 1)
 	go func() {

@@ -18,9 +18,11 @@ import (
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -81,6 +83,11 @@ type Config struct {
 	// DatabaseDeadline bounds every database call of a request, and a
 	// request's wait for one of MaxInFlight places (DefaultDatabaseDeadline if 0).
 	DatabaseDeadline time.Duration
+	// Metrics, when set, records the request metrics (issue #17); nil: off.
+	Metrics *telemetry.Metrics
+	// Tracer, when set, gives each request a span with children for the key
+	// lookup, the limiter and the data query; nil: off.
+	Tracer trace.Tracer
 }
 
 // DefaultDatabaseDeadline is Config.DatabaseDeadline's default: a stalled
@@ -116,6 +123,8 @@ type Server struct {
 	downloadsSite string
 	log           *slog.Logger
 	now           func() time.Time
+	metrics       *telemetry.Metrics
+	tracer        trace.Tracer
 }
 
 // New returns the API as an http.Handler.
@@ -138,8 +147,10 @@ func New(cfg Config) (http.Handler, error) {
 		refusals: newIPRefusals(),
 		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
 		log: cfg.Logger, now: cfg.Now,
+		metrics: cfg.Metrics, tracer: cfg.Tracer,
 	}
 	s.downloadsSite = cfg.DownloadsSiteURL
+	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
 	}
@@ -168,6 +179,11 @@ func New(cfg Config) (http.Handler, error) {
 	r.RemoteIPHeaders = []string{"X-Forwarded-For"}
 	// 1. Request id, panic recovery, access log; headers on every response.
 	// Then what no path may receive (screen).
+	if s.metrics != nil || s.tracer != nil {
+		// First, so that the span and the metrics cover the whole answer
+		// (observe.go); not installed at all when both are off.
+		r.Use(s.observe)
+	}
 	r.Use(s.begin, s.accessLog, s.recover, s.headers, s.screen)
 	r.NoRoute(func(c *gin.Context) {
 		s.chargeIP(c)
@@ -424,6 +440,7 @@ func (s *Server) protect(c *gin.Context) {
 	// 3 (remembered): this IP's bucket refused a moment ago and cannot have
 	// room yet; answer as the store would, without the lookup or the store.
 	if r, ok := s.refusals.get(ip, asked); ok {
+		s.metrics.LimiterDecision(r.Limit.Name, false)
 		st.limits[0], st.nLimits = r, 1
 		s.allowed(c, st, st.limits[:1])
 		return
@@ -625,7 +642,15 @@ func (s *Server) admit(c *gin.Context) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), s.dbWait)
+	var t0 time.Time
+	if s.metrics != nil {
+		t0 = time.Now()
+		s.metrics.Queued()
+	}
 	err := s.gate.Acquire(ctx, 1)
+	if s.metrics != nil {
+		s.admitWait(t0, err)
+	}
 	cancel()
 	if err != nil {
 		if clientGone(c.Request.Context()) {
