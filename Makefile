@@ -21,10 +21,11 @@ build:
 services:
 	@scripts/services.sh
 
-## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test)
+## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test), then each fuzz target for 10 s
 test: services
 	scripts/test-deps.sh
 	scripts/test.sh
+	scripts/fuzz.sh
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
 lint:

@@ -189,3 +189,40 @@ func BenchmarkValidateAndHash(b *testing.B) {
 		_ = Hash(k)
 	}
 }
+
+// FuzzKeyRoundTrip: a key made from any 37 base62 characters round-trips
+// its checksum (Validate accepts it), and every one-character change of it,
+// anywhere (prefix, random part, checksum), to any other byte is refused
+// (issue #22).
+func FuzzKeyRoundTrip(f *testing.F) {
+	f.Add([]byte("0000000000000000000000000000000000000"), uint8(0), byte('x'))
+	f.Add([]byte("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"), uint8(50), byte('0'))
+	f.Add([]byte{}, uint8(9), byte(0xff))
+	f.Fuzz(func(t *testing.T, seed []byte, pos uint8, c byte) {
+		b := make([]byte, Len)
+		copy(b, Prefix)
+		for i := range RandomLen {
+			var v byte
+			if i < len(seed) {
+				v = seed[i]
+			}
+			b[len(Prefix)+i] = alphabet[int(v)%62]
+		}
+		appendChecksum(b[len(Prefix)+RandomLen:], b[:len(Prefix)+RandomLen])
+		key := string(b)
+		if err := Validate(key); err != nil {
+			t.Fatalf("a key with its own checksum is refused: %v", err)
+		}
+		if Hint(key) != Prefix+"…"+key[Len-4:] {
+			t.Fatalf("hint %q", Hint(key))
+		}
+		i := int(pos) % Len
+		if b[i] == c {
+			return
+		}
+		b[i] = c
+		if err := Validate(string(b)); err == nil {
+			t.Fatalf("a one-character change at %d (%q) is accepted", i, c)
+		}
+	})
+}

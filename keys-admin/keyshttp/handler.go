@@ -9,15 +9,35 @@
 //
 //	mux.Handle("/settings/developer-keys/", http.StripPrefix("/settings/developer-keys", h))
 //
-// Errors are JSON bodies {"statusCode": n, "message": "..."} with 400, 401,
-// 403, 404, 409 or 500. Every response is marked no-store.
+// Errors are JSON bodies {"statusCode": n, "message": "..."}, with these
+// statuses:
+//
+//	400  invalid body: not one JSON object, an unknown or duplicate field, a
+//	     field name in the wrong letter case, data after the object, a value
+//	     of the wrong type or out of bounds (name, scopes, expiry)
+//	401  not signed in (the host's IdentityFunc failed)
+//	403  cross-origin request (net/http's CrossOriginProtection), or the
+//	     user may not manage the organization's keys
+//	404  no such endpoint, or no such key in the organization (an id that is
+//	     not shaped like a key id is not echoed)
+//	409  ten keys are active already, or the key is revoked already
+//	413  body over 16 KiB
+//	415  create without Content-Type: application/json
+//	500  the store failed
+//
+// Every response is marked no-store. State-changing requests (POST, DELETE)
+// from another origin are refused with http.CrossOriginProtection (Go 1.25:
+// Sec-Fetch-Site, then Origin against Host), so a page on another site cannot
+// make a signed-in browser create or revoke keys.
 package keyshttp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -65,11 +85,90 @@ func New(k Keys, identify IdentityFunc, log *slog.Logger) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint")
 	})
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, "cross-origin request refused")
+	}))
+	protected := cop.Handler(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		mux.ServeHTTP(w, r)
+		protected.ServeHTTP(w, r)
 	})
+}
+
+// maxBody bounds a create request's body; maxScopes and maxScopeLen its
+// scopes list (there are three scopes).
+const (
+	maxBody     = 16 << 10
+	maxScopes   = 8
+	maxScopeLen = 64
+)
+
+// createFields are CreateBody's JSON names, exactly.
+var createFields = map[string]bool{"name": true, "scopes": true, "expiresInDays": true}
+
+// decodeStrict decodes one JSON object from raw into v, refusing what
+// encoding/json lets through: a field name in another letter case (json
+// matches names case-insensitively), a duplicate field, and anything after
+// the object. Unknown fields are refused by DisallowUnknownFields.
+// encoding/json/v2 does this natively but is not yet in the standard
+// library without GOEXPERIMENT, hence the token pass.
+func decodeStrict(raw []byte, v any) error {
+	tok := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := tok.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("the body must be one JSON object")
+	}
+	seen := map[string]bool{}
+	for tok.More() {
+		t, err := tok.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := t.(string)
+		if !createFields[name] {
+			return fmt.Errorf("unknown field %q (field names are case-sensitive: name, scopes, expiresInDays)", truncate(name, 64))
+		}
+		if seen[name] {
+			return fmt.Errorf("field %q is repeated", name)
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if err := tok.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	if _, err := tok.Token(); err != nil {
+		return err
+	}
+	if _, err := tok.Token(); err != io.EOF {
+		return errors.New("data after the JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// validKeyID reports whether id is shaped like a key id ("key_" and letters
+// or digits): anything else is no key, answered without echoing it.
+func validKeyID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // CreateBody is the JSON body of a create request.
@@ -89,16 +188,32 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "send the body as application/json")
 		return
 	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes", maxBody))
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "unreadable body")
+		return
+	}
 	var body CreateBody
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
+	if err := decodeStrict(raw, &body); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid JSON body: "+jsonProblem(err))
+		return
+	}
+	if len(body.Scopes) > maxScopes {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("at most %d scopes", maxScopes))
 		return
 	}
 	var scopes apikey.Scopes
 	var problems []string
 	for _, s := range body.Scopes {
+		if len(s) > maxScopeLen {
+			problems = append(problems, fmt.Sprintf("a scope is at most %d characters", maxScopeLen))
+			continue
+		}
 		sc, err := apikey.ParseScope(s)
 		if err != nil {
 			problems = append(problems, err.Error())
@@ -139,7 +254,12 @@ func (h *handler) revoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	info, err := h.keys.Revoke(r.Context(), id.OrganizationID, id.UserID, r.PathValue("id"))
+	keyID := r.PathValue("id")
+	if !validKeyID(keyID) {
+		writeError(w, http.StatusNotFound, "no such key in the organization")
+		return
+	}
+	info, err := h.keys.Revoke(r.Context(), id.OrganizationID, id.UserID, keyID)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -200,6 +320,9 @@ func jsonProblem(err error) string {
 		return "body too large"
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		return strings.TrimPrefix(err.Error(), "json: ")
+	case strings.HasPrefix(err.Error(), "unknown field"), strings.HasPrefix(err.Error(), "field "),
+		strings.HasPrefix(err.Error(), "data after"), strings.HasPrefix(err.Error(), "the body must"):
+		return err.Error()
 	}
 	return "unreadable body"
 }

@@ -160,3 +160,82 @@ func TestHandler(t *testing.T) {
 		}
 	})
 }
+
+// TestStrict: cross-origin writes are refused; the JSON body is decoded
+// strictly (trailing data, wrong case, duplicates, sizes); an id that is
+// not shaped like a key id is never echoed (issue #22 point 8).
+func TestStrict(t *testing.T) {
+	t.Parallel()
+	b := dbtest.SQLite(t)
+	if err := migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if err := keys.UpsertOrganization(t.Context(), b.DB, keys.Organization{ID: "org_a", SubscriptionStatus: keys.SubscriptionActive},
+		[]keys.Member{{UserID: "owner", Role: keys.RoleOwner}}, now); err != nil {
+		t.Fatal(err)
+	}
+	svc := keys.New(b.DB)
+	defer svc.Close()
+	srv := httptest.NewServer(keyshttp.New(svc, identify, nil))
+	defer srv.Close()
+	good := `{"name":"etl","scopes":["accounts:read"],"expiresInDays":30}`
+	send := func(method, path, body string, header map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Test-Org", "org_a")
+		req.Header.Set("X-Test-User", "owner")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: content type %q: %s", method, path, resp.Header.Get("Content-Type"), raw)
+		}
+		return resp.StatusCode, string(raw)
+	}
+	longID := strings.Repeat("k", 100<<10)
+	for _, tc := range []struct {
+		name, method, path, body string
+		header                   map[string]string
+		status                   int
+		says                     string
+	}{
+		{"cross-site", "POST", "/", good, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, "cross-origin"},
+		{"other origin", "POST", "/", good, map[string]string{"Origin": "https://evil.example"}, 403, "cross-origin"},
+		{"cross-site revoke", "DELETE", "/key_x", "", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, "cross-origin"},
+		{"trailing data", "POST", "/", good + `{"name":"x"}`, nil, 400, "data after"},
+		{"trailing garbage", "POST", "/", good + `x`, nil, 400, "invalid JSON"},
+		{"wrong case", "POST", "/", `{"Name":"etl","scopes":["accounts:read"],"expiresInDays":30}`, nil, 400, "case-sensitive"},
+		{"duplicate", "POST", "/", `{"name":"a","name":"b","scopes":["accounts:read"],"expiresInDays":30}`, nil, 400, "repeated"},
+		{"not an object", "POST", "/", `["name"]`, nil, 400, "one JSON object"},
+		{"too large", "POST", "/", `{"name":"` + strings.Repeat("a", 20<<10) + `"}`, nil, 413, "body over"},
+		{"many scopes", "POST", "/", `{"scopes":[` + strings.Repeat(`"accounts:read",`, 20) + `"accounts:read"],"expiresInDays":3}`, nil, 400, "at most 8 scopes"},
+		{"long scope", "POST", "/", `{"scopes":["` + strings.Repeat("s", 1000) + `"],"expiresInDays":3}`, nil, 400, "at most 64"},
+		{"100 KB id", "DELETE", "/" + longID, "", nil, 404, "no such key"},
+	} {
+		status, body := send(tc.method, tc.path, tc.body, tc.header)
+		if status != tc.status || !strings.Contains(body, tc.says) {
+			t.Errorf("%s: %d %.200s, want %d saying %q", tc.name, status, body, tc.status, tc.says)
+		}
+		if len(body) > 1000 {
+			t.Errorf("%s: a %d-byte answer echoes the input", tc.name, len(body))
+		}
+	}
+	if n, _ := b.DB.NewSelect().TableExpr("developer_keys").Count(t.Context()); n != 0 {
+		t.Fatalf("refused requests wrote %d keys", n)
+	}
+	// Same-origin browsers and non-browser clients still work.
+	if status, body := send("POST", "/", good, map[string]string{"Sec-Fetch-Site": "same-origin"}); status != 201 {
+		t.Errorf("same-origin create: %d %s", status, body)
+	}
+	if status, body := send("POST", "/", good, nil); status != 201 {
+		t.Errorf("create without browser headers: %d %s", status, body)
+	}
+}

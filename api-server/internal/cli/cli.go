@@ -116,7 +116,7 @@ func (c *config) openDB(ctx context.Context, file string) (*bun.DB, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: c.DBMaxConns})
+	db, err := database.Open(ctx, withStatementTimeout(url, c.statementTimeout), database.Options{MaxOpenConns: c.DBMaxConns})
 	return db, url, err
 }
 

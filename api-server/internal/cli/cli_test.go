@@ -162,3 +162,36 @@ func TestServeRejectsNegativeMaxInFlight(t *testing.T) {
 		t.Errorf("serve --max-in-flight -1: exit %d, %s", code, errOut.String())
 	}
 }
+
+// TestConnectionFlags: the connection and deadline flags are documented
+// with their defaults, and the database deadline reaches PostgreSQL as
+// statement_timeout (issue #22 points 2, 3).
+func TestConnectionFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(t.Context(), []string{"serve", "--help"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d %s", code, errOut.String())
+	}
+	help := out.String() + errOut.String()
+	for _, want := range []string{"--database-deadline duration", "(default 1s)", "--idle-timeout duration", "(default 30s)",
+		"--max-conns-per-ip int", "(default 64)", "SVC_MAX_CONNS_PER_IP", "SVC_IDLE_TIMEOUT", "SVC_DATABASE_DEADLINE", "statement_timeout"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, help)
+		}
+	}
+	for in, want := range map[string]string{
+		"postgres://u@h/db":                        "postgres://u@h/db?statement_timeout=1500",
+		"postgres://u@h/db?sslmode=disable":        "postgres://u@h/db?sslmode=disable&statement_timeout=1500",
+		"postgres://u@h/db?statement_timeout=9000": "postgres://u@h/db?statement_timeout=9000",
+		"sqlite:x.db":                              "sqlite:x.db",
+	} {
+		if got := withStatementTimeout(in, 1500*time.Millisecond); got != want {
+			t.Errorf("withStatementTimeout(%q) = %q, want %q", in, got, want)
+		}
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	errOut.Reset()
+	if code := Run(t.Context(), []string{"serve", "--database-url", db, "--listen", "127.0.0.1:0", "--max-conns-per-ip", "-1"},
+		strings.NewReader(""), &out, &errOut); code != exitUsage {
+		t.Errorf("--max-conns-per-ip -1: exit %d %s", code, errOut.String())
+	}
+}

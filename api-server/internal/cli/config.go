@@ -38,6 +38,12 @@ type config struct {
 	// mount, if set, wraps the API's handler (svc-api demo adds its
 	// settings pages); never set from a flag.
 	mount func(api http.Handler) (http.Handler, error)
+	DBDeadline     time.Duration
+	IdleTimeout    time.Duration
+	MaxConnsPerIP  int
+	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
+	// to DBDeadline; migrate and import run without one).
+	statementTimeout time.Duration
 }
 
 // envErrors collects environment variables that do not parse.
@@ -121,12 +127,18 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 	fs.StringVar(&c.TLSKey, "tls-key", os.Getenv("SVC_TLS_KEY"), "PEM private key file of --tls-cert (env SVC_TLS_KEY)")
 	fs.StringVar(&c.SiteURL, "site-url", os.Getenv("SVC_SITE_URL"), "public URL of the site, e.g. https://api.example.com (env SVC_SITE_URL)")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", os.Getenv("SVC_TRUSTED_PROXIES"),
-		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed; default none (env SVC_TRUSTED_PROXIES)")
+		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed (no other forwarding header is); default none (env SVC_TRUSTED_PROXIES)")
 	fs.StringVar(&c.DownloadsDir, "downloads-dir", os.Getenv("SVC_DOWNLOADS_DIR"), "directory served under /developers/ (env SVC_DOWNLOADS_DIR)")
 	fs.IntVar(&c.DBMaxConns, "database-max-conns", e.int("SVC_DATABASE_MAX_CONNS", 0),
 		"size of the database connection pool; 0: 20 on PostgreSQL, 4 on SQLite (env SVC_DATABASE_MAX_CONNS)")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", e.int("SVC_MAX_IN_FLIGHT", 0),
 		"API requests processed at once, the others waiting in arrival order; 0: the pool's size (env SVC_MAX_IN_FLIGHT)")
+	fs.DurationVar(&c.DBDeadline, "database-deadline", e.duration("SVC_DATABASE_DEADLINE", server.DefaultDatabaseDeadline),
+		"longest a request waits for the database (each query, and a place among --max-in-flight) before 503; also PostgreSQL's statement_timeout (env SVC_DATABASE_DEADLINE)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", e.duration("SVC_IDLE_TIMEOUT", defaultIdleTimeout),
+		"how long an idle keep-alive connection stays open (env SVC_IDLE_TIMEOUT)")
+	fs.IntVar(&c.MaxConnsPerIP, "max-conns-per-ip", e.int("SVC_MAX_CONNS_PER_IP", server.DefaultMaxConnsPerIP),
+		"connections open at once from one client IP; more are closed on accept; --trusted-proxies peers are not capped; 0: no cap (env SVC_MAX_CONNS_PER_IP)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", os.Getenv("SVC_PPROF_ADDR"),
 		"loopback address of a net/http/pprof listener for profiling, e.g. 127.0.0.1:6060; off when empty (env SVC_PPROF_ADDR)")
 	fs.IntVar(&c.Limits.KeyPerMinute, "limit-key-per-minute", e.int("SVC_LIMIT_KEY_PER_MINUTE", server.DefaultLimits.KeyPerMinute),
@@ -145,4 +157,26 @@ func (c *config) trustedProxies() []string {
 		}
 	}
 	return out
+}
+
+// defaultIdleTimeout is --idle-timeout's default: API clients send bursts
+// of requests and then wait; 30 s keeps a client's connection through a
+// burst without holding sockets for minutes (Go's client keeps idle
+// connections 90 s and retries an idempotent request on one the server closed).
+const defaultIdleTimeout = 30 * time.Second
+
+// withStatementTimeout adds PostgreSQL's statement_timeout to a postgres://
+// URL that does not set it (pgx passes unknown URL parameters to the server
+// as run-time parameters), so that the server itself abandons a query the
+// client stopped waiting for. Other URLs are returned unchanged.
+func withStatementTimeout(rawURL string, d time.Duration) string {
+	if d <= 0 || !(strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://")) ||
+		strings.Contains(rawURL, "statement_timeout=") {
+		return rawURL
+	}
+	sep := "?"
+	if strings.Contains(rawURL, "?") {
+		sep = "&"
+	}
+	return rawURL + sep + "statement_timeout=" + strconv.FormatInt(d.Milliseconds(), 10)
 }

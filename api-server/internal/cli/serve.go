@@ -45,6 +45,8 @@ Run 'svc-api migrate' before the first start.`,
 			if err != nil {
 				return err
 			}
+			ratelimit.SetLogger(log)
+			c.statementTimeout = c.DBDeadline
 			db, _, err := c.openDB(cmd.Context(), "svc.db")
 			if err != nil {
 				return err
@@ -64,6 +66,10 @@ Run 'svc-api migrate' before the first start.`,
 func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready func(addr string)) error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usageError{errors.New("--tls-cert and --tls-key go together")}
+	}
+	if c.DBDeadline <= 0 || c.IdleTimeout <= 0 || c.MaxConnsPerIP < 0 {
+		return usageError{fmt.Errorf("--database-deadline and --idle-timeout must be positive and --max-conns-per-ip 0 or more, got %s, %s, %d",
+			c.DBDeadline, c.IdleTimeout, c.MaxConnsPerIP)}
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
@@ -111,7 +117,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
-		MaxInFlight: c.maxInFlight(db),
+		MaxInFlight: c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
 	})
 	if err != nil {
 		return usageError{err}
@@ -126,14 +132,22 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		IdleTimeout:       c.IdleTimeout,
+		// Above server.MaxHeaderBytes, so that the handler answers 431
+		// with the error body; net/http answers text/plain past this.
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return err
+	}
+	if lim, err := server.LimitListener(ln, c.MaxConnsPerIP, c.trustedProxies(), log); err != nil {
+		ln.Close()
+		return usageError{fmt.Errorf("--trusted-proxies: %w", err)}
+	} else {
+		ln = lim
 	}
 	if !tls && !isLoopback(ln.Addr()) && !strings.HasPrefix(c.SiteURL, "https://") {
 		log.Warn("serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or use --tls-cert/--tls-key")

@@ -31,6 +31,10 @@ const (
 	DefaultDays   = 30
 	MaxRangeDays  = 90
 	maxValueBytes = 256
+	// minYear and maxYear bound every date, given or computed: PostgreSQL
+	// and the wire format know no year 0 (time.Parse accepts 0000).
+	minYear = 1
+	maxYear = 9999
 )
 
 // Params is a validated query.
@@ -137,6 +141,10 @@ func dates(p *Params, values url.Values, now time.Time, problems []string) []str
 			problems = append(problems, fmt.Sprintf("%s must be a date YYYY-MM-DD (UTC)", name))
 			return time.Time{}, true, false
 		}
+		if d.Year() < minYear || d.Year() > maxYear {
+			problems = append(problems, fmt.Sprintf("%s must be a date between 0001-01-01 and 9999-12-31", name))
+			return time.Time{}, true, false
+		}
 		if d.After(today) {
 			problems = append(problems, fmt.Sprintf("%s must not be in the future (today is %s UTC)", name, today.Format(time.DateOnly)))
 			return d, true, false
@@ -156,6 +164,11 @@ func dates(p *Params, values url.Values, now time.Time, problems []string) []str
 		to = today
 	case !hasFrom:
 		from = to.AddDate(0, 0, -(DefaultDays - 1))
+	}
+	// Every computed date stays within years 1 to 9999 (DESIGN §4): a
+	// default window that would start before 0001-01-01 starts there.
+	if first := time.Date(minYear, 1, 1, 0, 0, 0, 0, time.UTC); from.Before(first) {
+		from = first
 	}
 	if from.After(to) {
 		return append(problems, "from must not be after to")
@@ -183,8 +196,31 @@ var credentialNames = []string{"key", "api_key", "apikey", "access_token", "acce
 // orgNames are query parameter names that try to choose the organization.
 var orgNames = []string{"organizationid", "orgid", "organization_id", "org_id", "org", "organization"}
 
-// OrgHeaders are request headers that try to choose the organization.
-var OrgHeaders = []string{"X-Organization-Id", "X-Org-Id", "X-Organization"}
+// OrgHeader returns the name of a request header that tries to choose the
+// organization or tenant ("X-Organization-Id", "Organization-Id",
+// "X-Org-Id", "X-Tenant-Id", "Tenant", …), or "" if there is none: any
+// header whose name holds "organization", "organisation" or "tenant", or
+// "org" as a word between dashes or underscores.
+func OrgHeader(h map[string][]string) string {
+	for name := range h {
+		if containsFold(name, "organization") || containsFold(name, "organisation") || containsFold(name, "tenant") || hasWordFold(name, "org") {
+			return name
+		}
+	}
+	return ""
+}
+
+// hasWordFold reports whether w appears in name delimited by the ends, '-' or '_'.
+func hasWordFold(name, w string) bool {
+	for i := 0; i+len(w) <= len(name); i++ {
+		if (i == 0 || name[i-1] == '-' || name[i-1] == '_') &&
+			(i+len(w) == len(name) || name[i+len(w)] == '-' || name[i+len(w)] == '_') &&
+			strings.EqualFold(name[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
 
 // KeyMarker is the prefix of every developer key; a query value holding it
 // is a credential whatever its parameter's name.
@@ -201,43 +237,120 @@ const (
 )
 
 // Inspect looks for credentials and organization overrides in rawQuery
-// (DESIGN §3 step 2). It splits leniently, so that a malformed pair cannot
-// hide a credential from it. A credential wins over an override.
+// (DESIGN §3 step 2). It decides on every reading of the query a server or a
+// proxy might make: the raw text, and the text decoded once, twice, … (valid
+// escapes decoded, invalid ones left as they are, '+' as a space), each split
+// into pairs at '&' and at ';'. A key-shaped value anywhere (KeyShaped), or a
+// credential's parameter name, is a credential; a credential wins over an
+// override. A query still changing after maxDecodes decodings is refused as
+// a credential: the guard cannot tell what it holds.
 func Inspect(rawQuery string) Rejection {
 	if rawQuery == "" {
 		return None
 	}
-	if containsFold(rawQuery, KeyMarker) {
-		return CredentialInQuery
-	}
 	verdict := None
-	for pair := range strings.SplitSeq(rawQuery, "&") {
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, v = unescape(k), unescape(v)
-		lk := strings.ToLower(strings.TrimSpace(k))
-		if slices.Contains(credentialNames, lk) || containsFold(v, KeyMarker) || containsFold(k, KeyMarker) {
+	s := rawQuery
+	for range maxDecodes {
+		if KeyShaped(s) {
 			return CredentialInQuery
 		}
-		if slices.Contains(orgNames, lk) {
+		switch inspectPairs(s) {
+		case CredentialInQuery:
+			return CredentialInQuery
+		case OrgOverride:
+			verdict = OrgOverride
+		}
+		d := lenientUnescape(s)
+		if d == s {
+			return verdict
+		}
+		s = d
+	}
+	return CredentialInQuery
+}
+
+// maxDecodes is how many readings of a query Inspect makes: the raw text
+// and three decodings. Nobody encodes a legitimate query three times.
+const maxDecodes = 4
+
+// inspectPairs splits s at '&' and ';' and looks at each pair's name.
+func inspectPairs(s string) Rejection {
+	verdict := None
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "&;")
+		pair := s
+		if i >= 0 {
+			pair, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		k, _, _ := strings.Cut(pair, "=")
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		if equalFoldAny(k, credentialNames) {
+			return CredentialInQuery
+		}
+		if equalFoldAny(k, orgNames) {
 			verdict = OrgOverride
 		}
 	}
 	return verdict
 }
 
-func unescape(s string) string {
-	if u, err := url.QueryUnescape(s); err == nil {
-		return u
+func equalFoldAny(k string, names []string) bool {
+	for _, n := range names {
+		if len(n) == len(k) && strings.EqualFold(k, n) {
+			return true
+		}
 	}
-	return s
+	return false
+}
+
+// lenientUnescape decodes the valid %XX escapes of s and '+' as a space,
+// leaving an invalid escape as it is (url.QueryUnescape refuses the whole
+// string instead, which let a pair with one bad escape hide a key). It
+// returns s itself when there is nothing to decode.
+func lenientUnescape(s string) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		case c == '+':
+			b = append(b, ' ')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 func containsFold(s, sub string) bool {
-	if len(s) < len(sub) {
-		return false
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if s[i]|0x20 == sub[0]|0x20 && strings.EqualFold(s[i:i+n], sub) {
+			return true
+		}
 	}
-	return strings.Contains(strings.ToLower(s), sub)
+	return false
 }

@@ -29,13 +29,32 @@ func (m *Memory) Allow(_ context.Context, checks []Check, results []Result) erro
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var newTAT [8]time.Time
+	refused := false
+	n := len(checks)
 	for i, c := range checks {
 		r, tat := gcra(now, m.tat[c.Key], c.Limit)
-		m.tat[c.Key] = tat
 		results[i] = r
-		if c.Gate && !r.Allowed {
-			clear(results[i+1 : len(checks)])
-			break
+		if i < len(newTAT) {
+			newTAT[i] = tat
+		}
+		if !r.Allowed {
+			refused = true
+			if c.Gate {
+				clear(results[i+1 : len(checks)])
+				n = i + 1
+				break
+			}
+		}
+	}
+	// All or nothing: the buckets are charged only when none refused.
+	if !refused {
+		for i, c := range checks[:n] {
+			tat := newTAT[min(i, len(newTAT)-1)]
+			if i >= len(newTAT) { // more checks than the buffer: recompute
+				_, tat = gcra(now, m.tat[c.Key], c.Limit)
+			}
+			m.tat[c.Key] = tat
 		}
 	}
 	m.counter++

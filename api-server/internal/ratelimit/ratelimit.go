@@ -49,7 +49,9 @@ type Result struct {
 type Limiter interface {
 	// Allow takes one request from the bucket of every check, writing one
 	// result per check into results (len(results) >= len(checks)), until a
-	// Gate check refuses: the results after it are left zero. All the
+	// Gate check refuses: the results after it are left zero. Charging is
+	// all or nothing: when any bucket refuses, no bucket is charged (the
+	// results of the others say what they would have allowed). All the
 	// checks of a call see the same instant. Any store failure, including a
 	// missed deadline, wraps ErrUnavailable.
 	Allow(ctx context.Context, checks []Check, results []Result) error

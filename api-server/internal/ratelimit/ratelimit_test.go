@@ -63,3 +63,45 @@ func TestSameSemantics(t *testing.T) {
 		t.Errorf("memory: after one interval %d allowed", a)
 	}
 }
+
+// TestAllOrNothing: a request refused by the key bucket is not charged to
+// the organization's bucket (nor the IP's), in Redis and in memory alike, so
+// one runaway key cannot starve the other keys of its organization.
+func TestAllOrNothing(t *testing.T) {
+	red, err := ratelimit.NewRedis(testenv.RedisURL(t), testenv.Namespace(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer red.Close()
+	for name, l := range map[string]ratelimit.Limiter{"memory": ratelimit.NewMemory(nil), "redis": red} {
+		ip, key, org := ratelimit.PerMinute("ip", 100), ratelimit.PerMinute("key", 2), ratelimit.PerMinute("org", 10)
+		checks := []ratelimit.Check{{Limit: ip, Key: "ip:1", Gate: true}, {Limit: key, Key: "key:runaway"}, {Limit: org, Key: "org:o"}}
+		res := make([]ratelimit.Result, 3)
+		refused := 0
+		for range 20 {
+			if err := l.Allow(t.Context(), checks, res); err != nil {
+				t.Fatal(err)
+			}
+			if !res[1].Allowed {
+				refused++
+			}
+		}
+		if refused != 18 {
+			t.Fatalf("%s: key bucket refused %d of 20, want 18", name, refused)
+		}
+		// The organization's bucket was charged for the 2 allowed requests only.
+		one := res[:1]
+		if err := l.Allow(t.Context(), []ratelimit.Check{{Limit: org, Key: "org:o"}}, one); err != nil {
+			t.Fatal(err)
+		}
+		if !one[0].Allowed || one[0].Remaining != 7 {
+			t.Errorf("%s: organization bucket after a runaway key: %+v, want remaining 7 (charged 2+1)", name, one[0])
+		}
+		if err := l.Allow(t.Context(), []ratelimit.Check{{Limit: ip, Key: "ip:1"}}, one); err != nil {
+			t.Fatal(err)
+		}
+		if one[0].Remaining != 97 {
+			t.Errorf("%s: IP bucket after a runaway key: %+v, want remaining 97 (charged 2+1)", name, one[0])
+		}
+	}
+}

@@ -3,7 +3,9 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,7 +32,9 @@ const keyPrefix = "rate:"
 
 // allowChecks is redis_rate v10's allowN script (GCRA, itself from
 // rwz/redis-gcra) run over every bucket of KEYS in order, with cost 1 and
-// one clock reading for all of them. ARGV holds four values per bucket:
+// one clock reading for all of them, charging the buckets only when none
+// refuses (all or nothing: a request refused by one bucket consumes from
+// none). ARGV holds four values per bucket:
 // burst, rate, period in seconds, and "1" if the bucket is a gate (stop after
 // it when it refuses). It returns four values per bucket taken, as allowN
 // does: allowed (0 or 1), remaining, retry_after and reset_after (strings,
@@ -47,6 +51,8 @@ local now = redis.call("TIME")
 now = (now[1] - jan_1_2017) + (now[2] / 1000000)
 
 local out = {}
+local sets = {}
+local refused = false
 for i = 1, #KEYS do
   local rate_limit_key = KEYS[i]
   local burst = ARGV[(i - 1) * 4 + 1]
@@ -54,11 +60,9 @@ for i = 1, #KEYS do
   local period = ARGV[(i - 1) * 4 + 3]
   local gate = ARGV[(i - 1) * 4 + 4]
   local cost = 1
-
   local emission_interval = period / rate
   local increment = emission_interval * cost
   local burst_offset = emission_interval * burst
-
   local tat = redis.call("GET", rate_limit_key)
   if not tat then
     tat = now
@@ -66,12 +70,10 @@ for i = 1, #KEYS do
     tat = tonumber(tat)
   end
   tat = math.max(tat, now)
-
   local new_tat = tat + increment
   local allow_at = new_tat - burst_offset
   local diff = now - allow_at
   local remaining = diff / emission_interval
-
   if remaining < 0 then
     local reset_after = tat - now
     local retry_after = diff * -1
@@ -79,19 +81,26 @@ for i = 1, #KEYS do
     out[#out + 1] = 0
     out[#out + 1] = tostring(retry_after)
     out[#out + 1] = tostring(reset_after)
+    refused = true
     if gate == "1" then
       return out
     end
   else
     local reset_after = new_tat - now
     if reset_after > 0 then
-      redis.call("SET", rate_limit_key, new_tat, "EX", math.ceil(reset_after))
+      sets[#sets + 1] = {rate_limit_key, new_tat, math.ceil(reset_after)}
     end
     local retry_after = -1
     out[#out + 1] = cost
     out[#out + 1] = remaining
     out[#out + 1] = tostring(retry_after)
     out[#out + 1] = tostring(reset_after)
+  end
+end
+-- All or nothing: the buckets are charged only when none refused.
+if not refused then
+  for _, s in ipairs(sets) do
+    redis.call("SET", s[1], s[2], "EX", s[3])
   end
 end
 return out
@@ -186,3 +195,33 @@ func (r *Redis) Ping(ctx context.Context) error {
 
 // Close implements Limiter.
 func (r *Redis) Close() error { return r.rdb.Close() }
+
+// SetLogger sends go-redis's own log lines (pool and dial failures) to log
+// at warn level, as JSON like every other line, instead of go-redis's
+// plain-text default, and at most one a second (with the number of lines
+// held back): a Redis outage must not flood the logs. go-redis has one
+// logger per process.
+func SetLogger(log *slog.Logger) {
+	redis.SetLogger(&slogAdapter{log: log})
+}
+
+type slogAdapter struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	last time.Time
+	held int
+}
+
+func (a *slogAdapter) Printf(ctx context.Context, format string, v ...any) {
+	a.mu.Lock()
+	now := time.Now()
+	if now.Sub(a.last) < time.Second {
+		a.held++
+		a.mu.Unlock()
+		return
+	}
+	held := a.held
+	a.last, a.held = now, 0
+	a.mu.Unlock()
+	a.log.WarnContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...), "held_back", held)
+}

@@ -60,11 +60,15 @@ func TestDownloads(t *testing.T) {
 	if w := e.get("/developers/svc-cli-1.0.0-linux-amd64.tgz", ""); w.Code != 200 || w.Body.String() != string(pkg) {
 		t.Errorf("file: %d", w.Code)
 	}
-	for _, p := range []string{"/developers/.secret", "/developers/sub", "/developers/link", "/developers/..%2Foutside",
+	for _, p := range []string{"/developers/.secret", "/developers/sub", "/developers/link",
 		"/developers/../outside", "/developers/nope"} {
 		if w := e.get(p, ""); w.Code != 404 {
 			t.Errorf("%s: %d", p, w.Code)
 		}
+	}
+	// A percent-encoded path is refused on every path alike (issue #22 point 9).
+	if w := e.get("/developers/..%2Foutside", ""); w.Code != 400 {
+		t.Errorf("/developers/..%%2Foutside: %d", w.Code)
 	}
 }
 

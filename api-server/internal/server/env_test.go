@@ -55,6 +55,45 @@ type opts struct {
 	onLookup func()
 	// maxInFlight is server.Config.MaxInFlight.
 	maxInFlight int
+	// onPage, when set, is called before every page read; onPing before
+	// every store ping.
+	onPage, onPing func()
+	// dbDeadline is server.Config.DatabaseDeadline.
+	dbDeadline time.Duration
+}
+
+// hookedStore calls hooks before the store's calls.
+type hookedStore struct {
+	server.Store
+	onPage, onPing func()
+}
+
+func (h hookedStore) page() {
+	if h.onPage != nil {
+		h.onPage()
+	}
+}
+
+func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error) {
+	h.page()
+	return h.Store.AccountsPage(ctx, orgID, p)
+}
+
+func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error) {
+	h.page()
+	return h.Store.CampaignsPage(ctx, orgID, p)
+}
+
+func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf) (store.Meta, []store.InsightRow, error) {
+	h.page()
+	return h.Store.InsightsPage(ctx, orgID, p, buf)
+}
+
+func (h hookedStore) Ping(ctx context.Context) error {
+	if h.onPing != nil {
+		h.onPing()
+	}
+	return h.Store.Ping(ctx)
 }
 
 // hookedLookup calls hook before every call to a KeyLookup.
@@ -118,9 +157,13 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	if o.onLookup != nil {
 		lookup = hookedLookup{lookup, o.onLookup}
 	}
+	var sst server.Store = st
+	if o.onPage != nil || o.onPing != nil {
+		sst = hookedStore{st, o.onPage, o.onPing}
+	}
 	h, err := server.New(server.Config{
-		Keys: lookup, Store: st, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
-		MaxInFlight: o.maxInFlight,
+		Keys: lookup, Store: sst, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
+		MaxInFlight: o.maxInFlight, DatabaseDeadline: o.dbDeadline,
 		OpenAPIJSON: []byte(`{"openapi":"3.1.0"}`),
 		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
 	})

@@ -79,7 +79,9 @@ func (s *Server) listAccounts(c *gin.Context) {
 	if !ok {
 		return
 	}
-	m, rows, err := s.store.AccountsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	ctx, cancel := s.dbContext(c)
+	defer cancel()
+	m, rows, err := s.store.AccountsPage(ctx, state(c).principal.OrganizationID, listParams(q))
 	if !s.found(c, m, err) {
 		return
 	}
@@ -97,7 +99,9 @@ func (s *Server) listCampaigns(c *gin.Context) {
 	if !ok {
 		return
 	}
-	m, rows, err := s.store.CampaignsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q))
+	ctx, cancel := s.dbContext(c)
+	defer cancel()
+	m, rows, err := s.store.CampaignsPage(ctx, state(c).principal.OrganizationID, listParams(q))
 	if !s.found(c, m, err) {
 		return
 	}
@@ -119,7 +123,9 @@ func (s *Server) listInsights(c *gin.Context) {
 	}
 	sc := insightScratchPool.Get().(*insightScratch)
 	defer sc.release()
-	m, rows, err := s.store.InsightsPage(c.Request.Context(), state(c).principal.OrganizationID, listParams(q), &sc.buf)
+	ctx, cancel := s.dbContext(c)
+	defer cancel()
+	m, rows, err := s.store.InsightsPage(ctx, state(c).principal.OrganizationID, listParams(q), &sc.buf)
 	if !s.found(c, m, err) {
 		return
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -73,10 +72,23 @@ type Config struct {
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 	// MaxInFlight, when positive, is how many API requests are processed
-	// at once past the guard; the others wait in arrival order. serve sets
-	// it to the database pool's size (see gate).
+	// at once past the limiter; the others wait in arrival order, at most
+	// DatabaseDeadline. serve sets it to the database pool's size (see admit).
 	MaxInFlight int
+	// DatabaseDeadline bounds every database call of a request, and a
+	// request's wait for one of MaxInFlight places (DefaultDatabaseDeadline if 0).
+	DatabaseDeadline time.Duration
 }
+
+// DefaultDatabaseDeadline is Config.DatabaseDeadline's default: a stalled
+// database costs a request at most this before its 503.
+const DefaultDatabaseDeadline = time.Second
+
+// MaxHeaderBytes is the most header bytes (request line included) a request
+// may send: more gets 431 with the error body. The http.Server's own limit
+// must be larger (serve sets 64 KiB), or net/http answers a text/plain 431
+// itself.
+const MaxHeaderBytes = 16 << 10
 
 // Server holds the handlers' dependencies.
 type Server struct {
@@ -88,6 +100,9 @@ type Server struct {
 	ipLimit   ratelimit.Limit
 	refusals  *ipRefusals
 	gate      *semaphore.Weighted
+	dbWait    time.Duration
+	ready     readiness
+	failures  onceASecond
 	policy    string
 	hsts      bool
 	openapi   []byte
@@ -120,6 +135,10 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
 	}
+	s.dbWait = cfg.DatabaseDeadline
+	if s.dbWait <= 0 {
+		s.dbWait = DefaultDatabaseDeadline
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -136,32 +155,45 @@ func New(cfg Config) (http.Handler, error) {
 	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
+	// Only X-Forwarded-For, and only from a trusted proxy (gin's default
+	// also believes X-Real-IP); see README, "Behind a proxy".
+	r.RemoteIPHeaders = []string{"X-Forwarded-For"}
 	// 1. Request id, panic recovery, access log; headers on every response.
-	r.Use(s.begin, s.accessLog, s.recover, s.headers)
+	// Then what no path may receive (screen).
+	r.Use(s.begin, s.accessLog, s.recover, s.headers, s.screen)
 	r.NoRoute(func(c *gin.Context) {
+		s.chargeIP(c)
 		s.fail(c, http.StatusNotFound, "no such endpoint; see "+BasePath+"/openapi.json")
 	})
 	r.NoMethod(func(c *gin.Context) {
-		s.fail(c, http.StatusMethodNotAllowed, "method not allowed: this API is read-only and accepts GET only")
+		s.chargeIP(c)
+		c.Header("Allow", "GET, HEAD")
+		s.fail(c, http.StatusMethodNotAllowed, "method not allowed: this API is read-only and accepts GET and HEAD only")
 	})
 
-	r.GET("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
-	r.GET(BasePath+"/openapi.json", s.openAPI)
+	// get registers h for GET and HEAD (RFC 9110 §9.3.2: HEAD wherever GET
+	// works; net/http drops the body of a HEAD answer).
+	get := func(g gin.IRoutes, path string, h ...gin.HandlerFunc) {
+		g.GET(path, h...)
+		g.HEAD(path, h...)
+	}
+	get(r, "/healthz", s.healthz)
+	get(r, "/readyz", s.readyz)
+	get(r, BasePath+"/openapi.json", s.openAPI)
 	if s.downloads != "" {
-		r.GET("/developers/", s.downloadsIndex)
-		r.GET("/developers/:file", s.downloadFile)
+		get(r, "/developers/", s.downloadsIndex)
+		get(r, "/developers/:file", s.downloadFile)
 	}
 
 	api := r.Group(BasePath,
-		s.guard,   // 2. credentials in the query, organization overrides → 400
-		s.admit,   // (requests past the guard wait here, in arrival order, for one of MaxInFlight places)
+		s.guard,   // 2. credentials in the query, organization overrides, ambiguous headers → 400
 		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401; 5. per-key and per-organization limits → 429
+		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.
-	api.GET("/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
-	api.GET("/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
-	api.GET("/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
+	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
+	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
+	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
 	return r, nil
 }
 
@@ -172,7 +204,8 @@ type reqState struct {
 	principal *keys.Principal
 	limits    [3]ratelimit.Result
 	nLimits   int
-	redact    bool // the query string held a credential: never log it
+	redact    bool // the URL held a credential: never log its path or query
+	depFail   bool // refused because a dependency failed: counted, not logged per request
 }
 
 const stateKey = "svc.state"
@@ -186,11 +219,12 @@ func state(c *gin.Context) *reqState {
 	return st
 }
 
-var reRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
+// begin gives the request its id.
 func (s *Server) begin(c *gin.Context) {
 	st := &reqState{start: time.Now()}
-	if id := c.GetHeader("X-Request-Id"); reRequestID.MatchString(id) {
+	// A client's id is echoed and logged only when short, plain and not
+	// shaped like a key; otherwise the request gets an id of its own.
+	if id := c.GetHeader("X-Request-Id"); query.AcceptRequestID(id) {
 		st.id = id
 	} else {
 		var b [8]byte
@@ -204,6 +238,46 @@ func (s *Server) begin(c *gin.Context) {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 4<<10)
 	}
 	c.Next()
+}
+
+// screen refuses, on every path, what no endpoint may see: headers over
+// MaxHeaderBytes (431), a key-shaped value anywhere in the URL however
+// encoded (400, never logged), and a percent-encoded path (400:
+// "/api/v1/developer/%61ccounts" and "%2F" would otherwise reach an endpoint
+// under a name the guard and the log did not see).
+func (s *Server) screen(c *gin.Context) {
+	if headerBytes(c.Request) > MaxHeaderBytes {
+		s.fail(c, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("the request's headers exceed %d bytes", MaxHeaderBytes))
+		return
+	}
+	uri := c.Request.RequestURI
+	if uri == "" { // a request made in process, not read from a client
+		uri = c.Request.URL.RequestURI()
+	}
+	switch query.ScreenURL(uri) {
+	case query.CredentialInURL:
+		state(c).redact = true
+		s.chargeIP(c)
+		s.fail(c, http.StatusBadRequest, []string{
+			"credentials must not be sent in the URL (path or query string); send the key only in the Authorization header (Bearer scheme)"})
+		return
+	case query.EncodedPath:
+		s.chargeIP(c)
+		s.fail(c, http.StatusBadRequest, []string{"percent-encoded characters are not accepted in the path"})
+		return
+	}
+	c.Next()
+}
+
+// headerBytes is about what the request's header block weighs on the wire.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Host) + 16
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
 }
 
 func (s *Server) headers(c *gin.Context) {
@@ -240,6 +314,9 @@ func (s *Server) recover(c *gin.Context) {
 func (s *Server) accessLog(c *gin.Context) {
 	c.Next()
 	st := state(c)
+	if st.depFail {
+		return // counted in the failure's line, once a second (onceASecond)
+	}
 	status := c.Writer.Status()
 	level := slog.LevelInfo
 	if status >= 500 {
@@ -249,8 +326,8 @@ func (s *Server) accessLog(c *gin.Context) {
 		return
 	}
 	path := c.Request.URL.Path
-	if strings.Contains(strings.ToLower(path), query.KeyMarker) {
-		path = "[redacted: path held a key]"
+	if st.redact || query.URLHoldsKey(path) {
+		path = "[redacted: the URL held a key]"
 	}
 	attrs := make([]slog.Attr, 0, 12)
 	attrs = append(attrs,
@@ -263,7 +340,7 @@ func (s *Server) accessLog(c *gin.Context) {
 		slog.String("client_ip", c.ClientIP()),
 	)
 	if raw := c.Request.URL.RawQuery; raw != "" {
-		if st.redact || query.Inspect(raw) == query.CredentialInQuery {
+		if st.redact || query.Inspect(raw) == query.CredentialInQuery || query.URLHoldsKey(raw) {
 			attrs = append(attrs, slog.Bool("query_redacted", true))
 		} else {
 			attrs = append(attrs, slog.String("query", raw))
@@ -277,30 +354,53 @@ func (s *Server) accessLog(c *gin.Context) {
 
 // guard is step 2: credentials in the query string and attempts to choose
 // the organization are refused before anything else runs.
+//
+// Requests it refuses still count against their IP's bucket (chargeIP).
 func (s *Server) guard(c *gin.Context) {
-	switch query.Inspect(c.Request.URL.RawQuery) {
+	msg := ""
+	switch r, header := query.GuardAPI(c.Request.URL.RawQuery, c.Request.Header); r {
 	case query.CredentialInQuery:
 		state(c).redact = true
-		s.fail(c, http.StatusBadRequest, []string{
-			"credentials must not be sent in the query string; send the key only in the Authorization header (Bearer scheme)"})
-		return
+		msg = "credentials must not be sent in the query string; send the key only in the Authorization header (Bearer scheme)"
 	case query.OrgOverride:
-		s.fail(c, http.StatusBadRequest, []string{
-			"the organization is taken from the API key and cannot be chosen in the query string"})
-		return
+		msg = "the organization is taken from the API key and cannot be chosen in the query string"
+	case query.OrgHeaderGiven:
+		msg = "the organization is taken from the API key and cannot be chosen with a header (" + header + ")"
+	case query.AmbiguousAuthorization:
+		msg = "send one Authorization header"
 	}
-	for _, h := range query.OrgHeaders {
-		if _, ok := c.Request.Header[h]; ok {
-			s.fail(c, http.StatusBadRequest, []string{
-				"the organization is taken from the API key and cannot be chosen with the header " + h})
-			return
-		}
+	if msg != "" {
+		s.chargeIP(c)
+		s.fail(c, http.StatusBadRequest, []string{msg})
+		return
 	}
 	c.Next()
 }
 
+// chargeIP takes one request from the per-IP bucket for a request refused
+// before authentication (400, 404, 405), so that a flood of bad requests
+// counts like any other. Its own answer stands whatever the bucket says; a
+// refusing bucket is remembered (ipRefusals), so the IP's next requests get
+// 429 without a store round trip. While the store fails (a failure in the
+// last second) nothing is charged: nothing is being served.
+func (s *Server) chargeIP(c *gin.Context) {
+	ip, now := c.ClientIP(), s.now()
+	if _, refused := s.refusals.get(ip, now); refused || s.failures.recent("rate limit store unavailable", now) {
+		return
+	}
+	var res [1]ratelimit.Result
+	if err := s.limiter.Allow(c.Request.Context(), []ratelimit.Check{{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true}}, res[:]); err != nil {
+		s.failures.note(c.Request.Context(), s.log, "rate limit store unavailable", err, now)
+		return
+	}
+	if !res[0].Allowed {
+		s.refusals.put(ip, res[0], now)
+	}
+}
+
 // protect runs steps 3 to 5 with one database and one rate-limit round
-// trip: the key is looked up first, then a single limiter call takes the
+// trip, before anything that queues (admit), so that a stalled limit store
+// costs a request its deadline and never a place in the queue: the key is looked up first, then a single limiter call takes the
 // per-IP bucket and, only when the IP is allowed and the key valid, the
 // per-key and per-organization buckets. The answer is the one the steps give
 // in their order: the per-IP refusal (429) or a limiter failure (503) comes
@@ -326,7 +426,9 @@ func (s *Server) protect(c *gin.Context) {
 	)
 	scheme, presented, ok := strings.Cut(c.GetHeader("Authorization"), " ")
 	if ok && strings.EqualFold(scheme, "Bearer") {
-		p, authErr = s.keys.Lookup(ctx, strings.TrimSpace(presented))
+		lctx, cancel := context.WithTimeout(ctx, s.dbWait)
+		p, authErr = s.keys.Lookup(lctx, strings.TrimSpace(presented))
+		cancel()
 	}
 	var checksBuf [3]ratelimit.Check
 	checks := append(checksBuf[:0], ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true})
@@ -419,6 +521,13 @@ var errDatabase = errors.New("database unavailable")
 
 // handleError is the one place where errors become responses.
 func (s *Server) handleError(c *gin.Context, err error) {
+	if clientGone(c.Request.Context()) {
+		// The client went away (or the server is stopping): whatever failed
+		// failed because of that, not because a dependency did. Nobody reads
+		// the answer; the access log says 499 at info.
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
 	switch {
 	case errors.Is(err, keys.ErrUnauthenticated):
 		c.Header("WWW-Authenticate", `Bearer realm="svc"`)
@@ -430,15 +539,29 @@ func (s *Server) handleError(c *gin.Context, err error) {
 	case errors.Is(err, errAccountNotFound):
 		s.fail(c, http.StatusNotFound, "account not found in the key's organization")
 	case errors.Is(err, ratelimit.ErrUnavailable):
-		s.log.WarnContext(c.Request.Context(), "rate limit store unavailable", "request_id", state(c).id, "error", err.Error())
+		state(c).depFail = true
+		s.failures.note(c.Request.Context(), s.log, "rate limit store unavailable", err, s.now())
 		s.fail(c, http.StatusServiceUnavailable, "the protection service (rate limiting) is unavailable; reads fail closed, try again later")
-	case errors.Is(err, context.Canceled):
-		c.AbortWithStatus(499) // the client went away; nobody reads the body
 	default:
-		s.log.ErrorContext(c.Request.Context(), "database error", "request_id", state(c).id, "error", err.Error())
+		state(c).depFail = true
+		s.failures.note(c.Request.Context(), s.log, "database unavailable", err, s.now())
 		s.fail(c, http.StatusServiceUnavailable, "the database is unavailable; reads fail closed, try again later")
 	}
 }
+
+// clientGone reports whether the request's own context has ended, or is
+// about to: a network deadline taken from it can fire a moment before the
+// context's timer does.
+func clientGone(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
+// statusClientClosed is nginx's 499: the client closed the request.
+const statusClientClosed = 499
 
 func scopeOf(path string) string {
 	switch strings.TrimPrefix(path, BasePath) {
@@ -456,22 +579,46 @@ func scopeOf(path string) string {
 // size no request waits inside database/sql's pool, which hands a freed
 // connection to a random waiter: under load that random order, not the
 // work, made the slowest requests (p99 about 2.4× the median in the
-// benchmark). Waiting here costs a goroutine, no connection. A request whose
-// context ends while it waits (client gone, server stopping) gets 503.
+// benchmark). Waiting here costs a goroutine, no connection. It comes after
+// the limiter, so that nothing waits here behind a stalled limit store, and a
+// request waits at most the database deadline (then 503 with Retry-After: a
+// stalled database must not make the queue grow without end). A client that
+// leaves while waiting is logged as 499 at info.
 func (s *Server) admit(c *gin.Context) {
 	if s.gate == nil {
 		return
 	}
-	if err := s.gate.Acquire(c.Request.Context(), 1); err != nil {
-		s.fail(c, http.StatusServiceUnavailable, "the request ended while waiting for the server; retry it")
+	ctx, cancel := context.WithTimeout(c.Request.Context(), s.dbWait)
+	err := s.gate.Acquire(ctx, 1)
+	cancel()
+	if err != nil {
+		if clientGone(c.Request.Context()) {
+			c.AbortWithStatus(statusClientClosed)
+			return
+		}
+		state(c).depFail = true
+		s.failures.note(c.Request.Context(), s.log, "server busy: no place freed within the database deadline", err, s.now())
+		s.fail(c, http.StatusServiceUnavailable, "the server is busy; try again in a second")
 		return
 	}
 	defer s.gate.Release(1)
 	c.Next()
 }
 
-// fail writes the error body of SPEC §7 and stops the pipeline.
+// dbContext bounds one database call of a request by the database deadline.
+func (s *Server) dbContext(c *gin.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.Request.Context(), s.dbWait)
+}
+
+// fail writes the error body of SPEC §7 and stops the pipeline. A refusal
+// closes the connection (a client that is refused does not keep a socket
+// for the idle timeout), and a 503 says when to come back.
 func (s *Server) fail(c *gin.Context, status int, message any) {
+	h := c.Writer.Header()
+	h.Set("Connection", "close")
+	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", "1")
+	}
 	c.AbortWithStatusJSON(status, errorBody{StatusCode: status, Message: message})
 }
 
@@ -479,22 +626,13 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
+// readyz answers from a check at most readyTTL old (readiness), so that a
+// flood of probes costs the dependencies one check a second.
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
-	defer cancel()
-	checks := gin.H{}
-	ok := true
-	if err := s.store.Ping(ctx); err != nil {
-		checks["database"], ok = "unavailable", false
-	} else {
-		checks["database"] = "ok"
-	}
-	if err := s.limiter.Ping(ctx); err != nil {
-		checks["rateLimitStore"], ok = "unavailable", false
-	} else {
-		checks["rateLimitStore"] = "ok"
-	}
-	if !ok {
+	r := s.ready.get(c.Request.Context(), s)
+	checks := gin.H{"database": r.database, "rateLimitStore": r.limiter}
+	if !r.ok {
+		c.Header("Retry-After", "1")
 		c.JSON(http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks})
 		return
 	}

@@ -731,14 +731,16 @@ func TestIPRefusalIsRemembered(t *testing.T) {
 }
 
 // TestAdmission: with MaxInFlight places, no more than that many requests
-// are past the guard at once (the others wait, then are all answered), and
-// a request that ends while waiting gets 503 with an error body.
+// are past the limiter at once (the others wait, then are all answered), a
+// request whose client leaves while waiting is logged as 499 at info (not an
+// ERROR 503), and one that waits longer than the database deadline gets 503
+// with Retry-After.
 func TestAdmission(t *testing.T) {
 	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
 		var inside, most atomic.Int64
 		entered := make(chan struct{}, 16)
 		var hold atomic.Pointer[chan struct{}]
-		e := newEnv(t, b, opts{maxInFlight: 2, onLookup: func() {
+		e := newEnv(t, b, opts{maxInFlight: 2, dbDeadline: 2 * time.Second, onPage: func() {
 			n := inside.Add(1)
 			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 			}
@@ -754,7 +756,7 @@ func TestAdmission(t *testing.T) {
 				select {
 				case <-entered:
 				case <-time.After(10 * time.Second):
-					t.Fatalf("only %d of %d requests reached the key lookup", i, n)
+					t.Fatalf("only %d of %d requests reached the store", i, n)
 				}
 			}
 		}
@@ -767,18 +769,22 @@ func TestAdmission(t *testing.T) {
 		waitEntered(2)
 		select {
 		case <-entered:
-			t.Fatalf("a third request reached the key lookup while 2 places were taken")
+			t.Fatalf("a third request reached the store while 2 places were taken")
 		case <-time.After(200 * time.Millisecond):
 		}
 
-		// A request that gives up while waiting.
+		// A client that gives up while waiting.
 		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 		defer cancel()
 		w := e.do(req{ctx: ctx, path: base + "/accounts", key: e.all})
-		if w.Code != http.StatusServiceUnavailable {
-			t.Errorf("request ended while waiting: %d, want 503", w.Code)
+		if w.Code != 499 {
+			t.Errorf("client gone while waiting: %d, want 499", w.Code)
 		}
-		decodeError(t, w)
+		logs := e.logs.String()
+		if strings.Contains(logs, `"level":"ERROR"`) || strings.Contains(logs, `"status":503`) || !strings.Contains(logs, `"level":"INFO","msg":"request"`) ||
+			!strings.Contains(logs, `"status":499`) {
+			t.Errorf("a client that left is logged as a failure, or not at info:\n%s", logs)
+		}
 
 		hold.Store(nil)
 		close(release)
@@ -789,7 +795,38 @@ func TestAdmission(t *testing.T) {
 			}
 		}
 		if m := most.Load(); m != 2 {
-			t.Errorf("%d requests were past the guard at once, want 2", m)
+			t.Errorf("%d requests were past the limiter at once, want 2", m)
 		}
 	})
+}
+
+// TestAdmissionDeadline: a request waits for a place at most the database
+// deadline, then gets 503 with Retry-After; the limiter ran before it waited.
+func TestAdmissionDeadline(t *testing.T) {
+	b := dbtest.SQLite(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	var first atomic.Bool
+	e := newEnv(t, b, opts{maxInFlight: 1, dbDeadline: 300 * time.Millisecond, onPage: func() {
+		if first.CompareAndSwap(false, true) {
+			entered <- struct{}{}
+			<-release
+		}
+	}})
+	done := make(chan int)
+	go func() { done <- e.get(base+"/accounts", e.all).Code }()
+	<-entered
+	start := time.Now()
+	w := e.get(base+"/accounts", e.all)
+	if took := time.Since(start); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" || took > 2*time.Second {
+		t.Errorf("waiting past the deadline: %d Retry-After %q after %s", w.Code, w.Header().Get("Retry-After"), took)
+	}
+	if w.Header().Get("RateLimit") == "" {
+		t.Errorf("no RateLimit header: the limiter did not run before the queue")
+	}
+	close(release)
+	<-done
 }

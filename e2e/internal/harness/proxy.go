@@ -16,6 +16,10 @@ const (
 	Cut                      // refuse: close new and existing connections at once
 	Stall                    // accept, read, never answer
 	Slow                     // relay, but hold each answer back by the delay (SetDelay)
+	// Freeze keeps every open connection open but relays nothing more in
+	// either direction, and swallows new connections: a server that stopped
+	// answering mid-conversation. Set to another mode drops them all.
+	Freeze
 )
 
 // Proxy is a TCP proxy the test controls, standing between the replicas and a
@@ -51,6 +55,12 @@ func (s slowWriter) Write(b []byte) (int, error) {
 	if mode == Slow {
 		time.Sleep(d)
 	}
+	for mode == Freeze {
+		time.Sleep(5 * time.Millisecond)
+		s.p.mu.Lock()
+		mode = s.p.mode
+		s.p.mu.Unlock()
+	}
 	return s.w.Write(b)
 }
 
@@ -75,12 +85,15 @@ func (p *Proxy) Close() {
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // Set changes the mode and drops every open connection, so that pooled
-// connections see the change at once (and none stays stalled after a restore).
+// connections see the change at once (and none stays stalled after a
+// restore); Freeze keeps them open, stalled.
 func (p *Proxy) Set(m ProxyMode) {
 	p.mu.Lock()
 	p.mode = m
 	p.mu.Unlock()
-	p.closeAll()
+	if m != Freeze {
+		p.closeAll()
+	}
 }
 
 func (p *Proxy) closeAll() {
@@ -115,7 +128,7 @@ func (p *Proxy) serve() {
 		p.mu.Lock()
 		mode := p.mode
 		p.mu.Unlock()
-		if mode == Stall {
+		if mode == Stall || mode == Freeze {
 			go io.Copy(io.Discard, c) //nolint:errcheck // swallow requests, answer nothing
 			continue
 		}
@@ -135,7 +148,7 @@ func (p *Proxy) relay(c net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(up, c); done <- struct{}{} }()                //nolint:errcheck
+	go func() { io.Copy(slowWriter{p, up}, c); done <- struct{}{} }() //nolint:errcheck
 	go func() { io.Copy(slowWriter{p, c}, up); done <- struct{}{} }() //nolint:errcheck
 	<-done
 	c.Close()

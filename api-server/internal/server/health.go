@@ -1,0 +1,102 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
+)
+
+// readyTTL is how old a readiness check may be when /readyz answers from it.
+const readyTTL = time.Second
+
+// readyLimit is the bucket /readyz takes a request from: a real limiter
+// operation (the script, the write), not only a ping, with a quota no probe
+// rate reaches.
+var readyLimit = ratelimit.PerMinute("ready", 1_000_000)
+
+// readiness is the last check of the dependencies. One caller at a time
+// refreshes it, the others wait for that check instead of making their own.
+type readiness struct {
+	mu sync.Mutex
+	at time.Time
+	readyResult
+}
+
+type readyResult struct {
+	ok                bool
+	database, limiter string
+}
+
+func (r *readiness) get(ctx context.Context, s *Server) readyResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now := time.Now(); !r.at.IsZero() && now.Sub(r.at) < readyTTL {
+		return r.readyResult
+	}
+	// The check is bounded by its own deadlines and not by the caller's
+	// context: a probe that leaves must not record its dependencies as down.
+	ctx = context.WithoutCancel(ctx)
+	res := readyResult{ok: true, database: "ok", limiter: "ok"}
+	dctx, cancel := context.WithTimeout(ctx, s.dbWait)
+	if err := s.store.Ping(dctx); err != nil {
+		res.ok, res.database = false, "unavailable"
+	}
+	cancel()
+	var lr [1]ratelimit.Result
+	if err := s.limiter.Allow(ctx, []ratelimit.Check{{Limit: readyLimit, Key: "ready"}}, lr[:]); err != nil {
+		res.ok, res.limiter = false, "unavailable"
+	}
+	r.readyResult, r.at = res, time.Now()
+	return res
+}
+
+// onceASecond logs a failure at most once a second per message, with the
+// number of times it happened since the last line: an outage of a
+// dependency must not become an outage of the logs (issue #22 point 11).
+type onceASecond struct {
+	mu   sync.Mutex
+	last map[string]*failureLine
+}
+
+type failureLine struct {
+	at    time.Time // when the last line was written
+	seen  time.Time // when the failure last happened
+	count int       // failures since the last line
+}
+
+// note records one failure of kind msg, and writes a line when the last
+// line for msg is a second old or more.
+func (o *onceASecond) note(ctx context.Context, log *slog.Logger, msg string, err error, now time.Time) {
+	o.mu.Lock()
+	if o.last == nil {
+		o.last = make(map[string]*failureLine)
+	}
+	f := o.last[msg]
+	if f == nil {
+		f = &failureLine{}
+		o.last[msg] = f
+	}
+	f.count++
+	f.seen = now
+	if !f.at.IsZero() && now.Sub(f.at) < time.Second {
+		o.mu.Unlock()
+		return
+	}
+	n := f.count
+	f.at, f.count = now, 0
+	o.mu.Unlock()
+	log.LogAttrs(ctx, slog.LevelError, msg, slog.String("error", err.Error()), slog.Int("count", n),
+		slog.String("note", "count is the number of requests refused with this failure since the previous line (at most one line a second)"))
+}
+
+// recent reports whether a failure of kind msg happened less than a second
+// before now.
+func (o *onceASecond) recent(msg string, now time.Time) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	f := o.last[msg]
+	return f != nil && now.Sub(f.seen) < time.Second
+}

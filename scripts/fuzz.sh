@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs each fuzz target of the workspace for FUZZTIME (default 10s), one
+# target at a time (`go test -fuzz` takes one target per run). `make test`
+# calls it after the unit and integration tests; a finding fails the run and
+# leaves the failing input under the package's testdata/fuzz/ to commit as a
+# regression case.
+#
+#   scripts/fuzz.sh                 # every target, 10 s each
+#   FUZZTIME=10m scripts/fuzz.sh    # the long run
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+
+fuzztime=${FUZZTIME:-10s}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# module directory, package, target
+targets=(
+  "api-server ./internal/query FuzzParse"
+  "api-server ./internal/query FuzzInspect"
+  "api-server ./internal/query FuzzGuard"
+  "keys-admin ./apikey FuzzValidate"
+  "keys-admin ./apikey FuzzKeyRoundTrip"
+)
+for t in "${targets[@]}"; do
+  read -r mod pkg name <<<"$t"
+  echo "=== fuzz $mod $pkg $name ($fuzztime)"
+  # -parallel 1: one worker, the machine is shared; -run '^$': no unit tests.
+  if (cd "$mod" && go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg") >"$log" 2>&1; then
+    grep -v '^fuzz: elapsed' "$log" | tail -n 2
+    grep '^fuzz: elapsed' "$log" | tail -n 1
+  else
+    cat "$log"
+    echo "fuzz $name failed (a failing input is kept under $mod/${pkg#./}/testdata/fuzz/$name)" >&2
+    exit 1
+  fi
+done
+echo "all fuzz targets passed"
