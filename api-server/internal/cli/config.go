@@ -35,15 +35,16 @@ type config struct {
 	DBMaxConns     int
 	MaxInFlight    int
 
-	// mount, if set, wraps the API's handler (svc-api demo adds its
-	// settings pages); never set from a flag.
-	mount func(api http.Handler) (http.Handler, error)
-	DBDeadline     time.Duration
-	IdleTimeout    time.Duration
-	MaxConnsPerIP  int
+	DBDeadline    time.Duration
+	IdleTimeout   time.Duration
+	MaxConnsPerIP int
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration
+
+	// mount, if set, wraps the API's handler (svc-api demo adds its
+	// settings pages); never set from a flag.
+	mount func(api http.Handler) (http.Handler, error)
 }
 
 // envErrors collects environment variables that do not parse.
