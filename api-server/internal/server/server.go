@@ -434,8 +434,11 @@ func (s *Server) protect(c *gin.Context) {
 	checks := append(checksBuf[:0], ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true})
 	if authErr == nil {
 		checks = append(checks,
-			ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID},
-			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID})
+			// One group (one Cluster slot): a key's bucket and its
+			// organization's are charged together, all or nothing, even on
+			// a Redis Cluster; the IP's is a group of its own.
+			ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID, Group: "org:" + p.OrganizationID},
+			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID, Group: "org:" + p.OrganizationID})
 	}
 	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
 		s.handleError(c, err)
