@@ -2,10 +2,12 @@ package ratelimit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,30 +23,65 @@ type clock struct {
 func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-// clusterURL is the Redis Cluster of the package's tests: started by
-// TestMain (three masters on free ports), or SVC_TEST_REDIS_CLUSTER_URL.
-var clusterURL string
+// cluster is the Redis Cluster of the package's tests, started by TestMain
+// (three masters on free ports, stopped at the end); clusterURL is its URL.
+var (
+	cluster    *testenv.RedisCluster
+	clusterURL string
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
-		if clusterURL = os.Getenv(testenv.ClusterURLEnv); clusterURL == "" {
-			dir, err := os.MkdirTemp("", "ratelimit-cluster-")
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			rc, err := testenv.StartRedisCluster(ctx, dir)
-			cancel()
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "ratelimit tests:", err)
-				return 1
-			}
-			defer rc.Stop()
-			clusterURL = rc.URL
+		dir, err := os.MkdirTemp("", "ratelimit-cluster-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cluster, err = testenv.StartRedisCluster(ctx, dir)
+		cancel()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ratelimit tests:", err)
+			return 1
+		}
+		defer cluster.Stop()
+		clusterURL = cluster.URL
 		return m.Run()
 	}())
+}
+
+// TestProbe: /readyz's limiter operation succeeds on a healthy store and
+// fails, within the deadline, when one master of the Cluster does not
+// answer (a request on every master, not only the one "ready" hashes to).
+func TestProbe(t *testing.T) {
+	for name, l := range redisStores(t) {
+		if err := l.(*ratelimit.Redis).Probe(t.Context()); err != nil {
+			t.Fatalf("%s: probe of a healthy store: %v", name, err)
+		}
+	}
+	l, err := ratelimit.NewRedis(clusterURL, testenv.Namespace(), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := range 3 {
+		if err := l.Probe(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		p := cluster.Node(i)
+		if err := p.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err := l.Probe(t.Context())
+		_ = p.Signal(syscall.SIGCONT)
+		if !errors.Is(err, ratelimit.ErrUnavailable) {
+			t.Fatalf("master %d stopped: probe %v, want ErrUnavailable", i, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("master %d stopped: probe took %s, deadline 300ms", i, d)
+		}
+	}
 }
 
 // redisStores returns the shared limiter on a single node and on the

@@ -398,3 +398,50 @@ func (a *slogAdapter) Printf(ctx context.Context, format string, v ...any) {
 	a.mu.Unlock()
 	a.log.WarnContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...), "held_back", held)
 }
+
+// Probe takes a real limiter request (the script, a write) on every master
+// of a Cluster, or on the single node: /readyz fails when any part of the
+// store cannot serve the buckets that hash to it. On a Cluster it asks for
+// the slot ranges and for the slots of candidate keys, to find one key per
+// master.
+func (r *Redis) Probe(ctx context.Context) error {
+	ready := PerMinute("ready", 1_000_000)
+	res := make([]Result, 1)
+	if !r.cluster {
+		return r.Allow(ctx, []Check{{Limit: ready, Key: "ready"}}, res)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.deadline)
+	defer cancel()
+	slots, err := r.rdb.ClusterSlots(ctx).Result()
+	if err != nil {
+		return fmt.Errorf("%w: cluster slots: %w", ErrUnavailable, err)
+	}
+	const candidates = 256
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, candidates)
+	for i := range cmds {
+		cmds[i] = pipe.ClusterKeySlot(ctx, "ready-"+strconv.Itoa(i))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("%w: cluster keyslot: %w", ErrUnavailable, err)
+	}
+	var checks []Check
+	for _, s := range slots {
+		found := false
+		for i, c := range cmds {
+			if sl := int(c.Val()); sl >= s.Start && sl <= s.End {
+				checks = append(checks, Check{Limit: ready, Key: "ready-" + strconv.Itoa(i)})
+				found = true
+				break
+			}
+		}
+		if !found { // a tiny slot range no candidate hashes to: at least ping
+			// the cluster (ForEachMaster in Ping)
+			if err := r.Ping(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	res = make([]Result, len(checks))
+	return r.Allow(ctx, checks, res)
+}

@@ -27,16 +27,13 @@ type RedisCluster struct {
 	dir   string
 }
 
-// ClusterURLEnv names a Redis Cluster to use instead of starting one.
-const ClusterURLEnv = "SVC_TEST_REDIS_CLUSTER_URL"
-
 // StartRedisCluster starts a three-master Redis Cluster under dir (made if
 // needed) and waits until it serves every slot. The error says how to
 // install redis-server when it is missing.
 func StartRedisCluster(ctx context.Context, dir string) (*RedisCluster, error) {
 	for _, bin := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%s is required for the Redis Cluster tests: apt-get install redis-server redis-tools (scripts/test-deps.sh does this), or set %s: %w", bin, ClusterURLEnv, err)
+			return nil, fmt.Errorf("%s is required for the Redis Cluster tests: apt-get install redis-server redis-tools (scripts/test-deps.sh does this): %w", bin, err)
 		}
 	}
 	rc := &RedisCluster{dir: dir}
