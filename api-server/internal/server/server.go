@@ -43,6 +43,12 @@ type Store interface {
 	Ping(ctx context.Context) error
 }
 
+// replicaStatus is a Store with read replicas (*store.Routed): /readyz
+// shows their state and lag.
+type replicaStatus interface {
+	Status() []store.ReplicaStatus
+}
+
 // Limits are the requests per minute of each bucket (SPEC §8 by default).
 type Limits struct {
 	KeyPerMinute int
@@ -634,6 +640,11 @@ func (s *Server) healthz(c *gin.Context) {
 func (s *Server) readyz(c *gin.Context) {
 	r := s.ready.get(c.Request.Context(), s)
 	checks := gin.H{"database": r.database, "rateLimitStore": r.limiter}
+	if rs, ok := s.store.(replicaStatus); ok {
+		// Detail only: reads fall back to the primary, so a replica that
+		// is down or lags does not make the replica unready.
+		checks["databaseReplicas"] = rs.Status()
+	}
 	if !r.ok {
 		c.Header("Retry-After", "1")
 		c.JSON(http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks})
