@@ -73,10 +73,13 @@ func newScale(t *testing.T, e *env) *scale {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	phase := time.Now()
 	if s.redis, err = harness.StartRedisCluster(filepath.Join(dir, "redis")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.redis.Stop)
+	t.Logf("Redis Cluster: %.1f s", time.Since(phase).Seconds())
+	phase = time.Now()
 	pgDir := filepath.Join(dir, "pg")
 	if err := os.MkdirAll(pgDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -90,6 +93,8 @@ func newScale(t *testing.T, e *env) *scale {
 		if out, errOut, code, err := harness.Run(ctx, e.bin.API, dbEnv, string(e.fix.JSON()), "import", "-"); err != nil || code != 0 {
 			return fmt.Errorf("svc-api import: exit %d %v\n%s%s", code, err, out, errOut)
 		}
+		t.Logf("PostgreSQL primary, migrate, import: %.1f s", time.Since(phase).Seconds())
+		phase = time.Now()
 		for name, org := range scaleKeys {
 			key, id, err := keysCreate(ctx, e, primary, keySpec{name, org, e.fix.Owner[org], allScopes})
 			if err != nil {
@@ -97,12 +102,16 @@ func newScale(t *testing.T, e *env) *scale {
 			}
 			s.keys[name], s.keyIDs[name] = key, id
 		}
+		t.Logf("%d keys: %.1f s", len(scaleKeys), time.Since(phase).Seconds())
+		phase = time.Now()
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.pg.Stop)
+	t.Logf("pg_basebackup, replica: %.1f s", time.Since(phase).Seconds())
+	phase = time.Now()
 	ns := "scale" + harness.RandomHex(4)
 	var backends []string
 	for i := range 3 {
@@ -135,6 +144,7 @@ func newScale(t *testing.T, e *env) *scale {
 		s.replicas = append(s.replicas, srv)
 		backends = append(backends, strings.TrimPrefix(srv.URL, "http://"))
 	}
+	t.Logf("three svc-api replicas: %.1f s", time.Since(phase).Seconds())
 	if s.lb, err = harness.StartHAProxy(dir, backends); err != nil {
 		t.Fatal(err)
 	}

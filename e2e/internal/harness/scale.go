@@ -214,7 +214,7 @@ func StartPostgresPair(dir string, setup func(primaryURL string) error) (*Postgr
 		}
 	}
 	if err := pp.asPostgres(filepath.Join(bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(pport), "-U", "postgres",
-		"-D", pp.replica, "-R", "-X", "stream", "--no-sync"); err != nil {
+		"-D", pp.replica, "-R", "-X", "stream", "--checkpoint=fast", "--no-sync"); err != nil {
 		return nil, err
 	}
 	rport, err := FreePort()
