@@ -40,6 +40,11 @@ demo: build
 bench:
 	scripts/bench.sh
 
+## bench-scale: the scale mode (e2e/bench/scale.go): req/s and p99 through HAProxy with 1, 2 and 3 svc-api replicas, where the CPU went
+.PHONY: bench-scale
+bench-scale:
+	scripts/bench.sh scale
+
 ## release-cli: svc archives for 5 platforms and SHA256SUMS in dist/ (CLI_VERSION=1.0.0; default: newest svc-cli/v* tag)
 release-cli:
 	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)

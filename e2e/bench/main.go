@@ -30,6 +30,9 @@
 //	BENCH_CONNECTIONS   concurrency (default 64)
 //	BENCH_KEEP=1        keep the databases
 //	BENCH_OUT           results directory (default <repo>/bench/results)
+//
+// `bench scale` (make bench-scale) is the scale mode of scale.go instead:
+// 1, 2 and 3 svc-api replicas behind HAProxy (BENCH_SCALE_ROWS rows).
 package main
 
 import (
@@ -41,6 +44,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "baseline" {
 		if err := runBaseline(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "scale" {
+		if err := runScale(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench scale:", err)
 			os.Exit(1)
 		}
 		return
