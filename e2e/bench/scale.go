@@ -147,27 +147,24 @@ func runScale() error {
 		if err != nil {
 			return err
 		}
-		after, el := cpuByKind(replicas[:n], lb), time.Since(t0).Seconds()
-		cpu := map[string]float64{}
-		for k, v := range after {
-			cpu[k] = (v - before[k]) / el
-		}
-		fmt.Fprintf(os.Stderr, "bench scale: %d replica(s): %.0f req/s, p99 %.2f ms, errors %d, cpu %v\n", n, r.RPS, r.P99, r.Errors, cpu)
+		cpu := cores(before, cpuByKind(replicas[:n], lb), time.Since(t0).Seconds())
+		fmt.Fprintf(os.Stderr, "bench scale: %d replica(s): %.0f req/s, p99 %.2f ms, errors %d\n", n, r.RPS, r.P99, r.Errors)
 		table = append(table, row{n, r, cpu})
 		lb.stop()
 	}
 	host, _ := os.Hostname()
 	fmt.Printf("\n### Scale: svc-api replicas behind HAProxy (%s, %d CPUs, %d insight rows, wrk c=%d for %s, /insights offset 0)\n\n",
 		host, cpuCount(), rows, s.conns, s.duration)
-	fmt.Println("| replicas | req/s | ratio to 1 | p99 ms | errors | machine CPU | svc-api | PostgreSQL | Redis | HAProxy | wrk | bottleneck |")
+	fmt.Println("| replicas | req/s | ratio to 1 | p99 ms | errors | machine CPU | svc-api | PostgreSQL | Redis | HAProxy | wrk and others | bottleneck |")
 	fmt.Println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, t := range table {
 		fmt.Printf("| %d | %.0f | %.2f | %s | %d | %.0f%% of %d cores | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n",
 			t.n, t.r.RPS, t.r.RPS/table[0].r.RPS, ms(t.r.P99), t.r.Errors, 100*t.cpu["machine"]/float64(cpuCount()), cpuCount(),
-			t.cpu["svc-api"], t.cpu["postgres"], t.cpu["redis"], t.cpu["haproxy"], t.cpu["wrk"], bottleneck(t.cpu))
+			t.cpu["svc-api"], t.cpu["postgres"], t.cpu["redis"], t.cpu["haproxy"], t.cpu["other"], bottleneck(t.cpu))
 	}
 	fmt.Println("\nCPU columns are cores used on average during the measured load (1.00 = one core), from /proc;" +
-		" PostgreSQL and Redis count every process of theirs on the machine, other users' included.")
+		" PostgreSQL and Redis count every process of theirs on the machine, other users' included;" +
+		" \"wrk and others\" is the rest of the machine's CPU (the load generator and anything else running).")
 	return nil
 }
 
@@ -175,7 +172,7 @@ func runScale() error {
 // are (nearly) all busy, with the process kind that took the most.
 func bottleneck(cpu map[string]float64) string {
 	top, topV := "", -1.0
-	for _, k := range []string{"svc-api", "postgres", "redis", "haproxy", "wrk"} {
+	for _, k := range []string{"svc-api", "postgres", "redis", "haproxy", "other"} {
 		if cpu[k] > topV {
 			top, topV = k, cpu[k]
 		}
@@ -190,15 +187,22 @@ func bottleneck(cpu map[string]float64) string {
 // Linux for every architecture Go supports here).
 const clkTck = 100.0
 
-// cpuByKind returns the CPU seconds used so far by the replicas, haproxy
-// (lb), every postgres, redis-server and wrk process of the machine, and
-// the machine as a whole (/proc/stat, all but idle and iowait).
-func cpuByKind(replicas []*proc, lb *proc) map[string]float64 {
-	out := map[string]float64{}
+// cpuSample is the CPU seconds used so far by each process of interest
+// (by kind and PID) and by the machine.
+type cpuSample struct {
+	procs   map[string]map[int]float64
+	machine float64
+}
+
+// cpuByKind samples the CPU seconds of the replicas, haproxy (lb), every
+// postgres and redis-server process of the machine, and the machine as a
+// whole (/proc/stat, all but idle, iowait and guest time).
+func cpuByKind(replicas []*proc, lb *proc) cpuSample {
+	s := cpuSample{procs: map[string]map[int]float64{"svc-api": {}, "haproxy": {}, "postgres": {}, "redis": {}}}
 	for _, p := range replicas {
-		out["svc-api"] += procCPU(p.cmd.Process.Pid)
+		s.procs["svc-api"][p.cmd.Process.Pid] = procCPU(p.cmd.Process.Pid)
 	}
-	out["haproxy"] = procCPU(lb.cmd.Process.Pid)
+	s.procs["haproxy"][lb.cmd.Process.Pid] = procCPU(lb.cmd.Process.Pid)
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -206,13 +210,11 @@ func cpuByKind(replicas []*proc, lb *proc) map[string]float64 {
 			continue
 		}
 		comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
-		switch c := strings.TrimSpace(string(comm)); {
-		case c == "postgres":
-			out["postgres"] += procCPU(pid)
-		case c == "redis-server":
-			out["redis"] += procCPU(pid)
-		case c == "wrk":
-			out["wrk"] += procCPU(pid)
+		switch strings.TrimSpace(string(comm)) {
+		case "postgres":
+			s.procs["postgres"][pid] = procCPU(pid)
+		case "redis-server":
+			s.procs["redis"][pid] = procCPU(pid)
 		}
 	}
 	if b, err := os.ReadFile("/proc/stat"); err == nil {
@@ -222,9 +224,32 @@ func cpuByKind(replicas []*proc, lb *proc) map[string]float64 {
 				continue
 			}
 			n, _ := strconv.ParseFloat(v, 64)
-			out["machine"] += n / clkTck
+			s.machine += n / clkTck
 		}
 	}
+	return s
+}
+
+// cores returns the cores used on average between two samples, el seconds
+// apart, by kind: a process that ended between them is not counted (its
+// last figures are unknown), one that started counts from zero. "other"
+// is the rest of the machine's CPU: wrk (which runs and exits between the
+// samples) and everything else on the machine.
+func cores(before, after cpuSample, el float64) map[string]float64 {
+	out := map[string]float64{}
+	sum := 0.0
+	for kind, ps := range after.procs {
+		for pid, v := range ps {
+			d := v - before.procs[kind][pid]
+			if d < 0 { // a new process reusing a PID
+				d = v
+			}
+			out[kind] += d / el
+		}
+		sum += out[kind]
+	}
+	out["machine"] = (after.machine - before.machine) / el
+	out["other"] = max(out["machine"]-sum, 0)
 	return out
 }
 
