@@ -1,34 +1,77 @@
 # Snapshot Developer Service: build, test and lint every module of the workspace.
 SHELL := /bin/bash
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# modversion: a module's version in versions.yaml, without its "v".
+modversion = $(shell awk '$$1 == "$(1):" { sub(/^v/, "", $$2); print $$2 }' versions.yaml)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 SITE_URL ?= https://adsnap.example
-ldflags = -s -w -X $(1).version=$(VERSION) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
+# The modules of this repository require each other at the versions in
+# versions.yaml, which exist only in a module proxy directory built from the
+# tree (make proxy): every go command run by make reads them from
+# $(PROXY_DIR) first, then from the usual proxy. See RELEASING.md.
+PROXY_DIR ?= $(CURDIR)/.cache/proxy
+comma := ,
+export GOPROXY := file://$(PROXY_DIR),$(subst file://$(PROXY_DIR)$(comma),,$(shell go env GOPROXY))
+export GONOSUMDB := github.com/adsnap
+# ldflags: $(1) the package holding the variables, $(2) the module directory.
+ldflags = -s -w -X $(1).version=$(call modversion,$(2)) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build test lint services clean release-cli demo bench
+.PHONY: all build test lint services clean release-cli demo bench proxy dev-proxy release-check release tidy
 
 all: build
 
+## proxy: Go module proxy directory OUT (default .cache/proxy) holding each released module at its versions.yaml version, built from the tree, and every older sibling version a go.mod requires (built from git history); OUT/go.sum has their hashes
+OUT ?= $(PROXY_DIR)
+proxy:
+	@test -n '$(OUT)' || { echo 'usage: make proxy OUT=dir' >&2; exit 2; }
+	cd internal/tools && GOWORK=off go run ./cmd/modproxy -root '$(CURDIR)' -out '$(abspath $(OUT))'
+
+# dev-proxy: the workspace's own proxy directory, refreshed before each target
+# that runs go in workspace mode (the go command reads the go.mod of each
+# sibling version that a go.mod requires).
+# It also drops the go.mod hashes of sibling versions that earlier runs wrote
+# to go.work.sum: they change with the tree and are never committed.
+dev-proxy:
+	@$(MAKE) --no-print-directory proxy OUT='$(PROXY_DIR)' >/dev/null
+	@$(drop-sibling-sums)
+
+# drop-sibling-sums: the go command writes those hashes again while it builds;
+# targets that build end with it, so that they leave the tree as they found it.
+drop-sibling-sums = [ ! -f go.work.sum ] || sed -i '/^github\.com\/adsnap\/svc\//d' go.work.sum
+
 ## build: binaries into bin/
-build:
+build: dev-proxy
 	@mkdir -p bin
-	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli)' -o ../bin/keys-admin ./cmd/keys-admin
-	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
-	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli)' -o ../bin/svc-api ./cmd/svc-api
+	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli,keys-admin)' -o ../bin/keys-admin ./cmd/keys-admin
+	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build,svc-cli) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
+	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli,api-server)' -o ../bin/svc-api ./cmd/svc-api
+	@$(drop-sibling-sums)
+
+## release-check: each released module alone (GOWORK=off) against the sibling versions it requires, from a proxy built from the tree: build, vet, short tests; apidiff of sdk-go, keys-admin, svc-mcp against the last release (MODULES="a b" for some)
+release-check:
+	scripts/release-check.sh $(MODULES)
+
+## release: prepare the release of one module (MODULE=sdk-go VERSION=v1.1.0): CHANGELOG, versions.yaml, dependents' go.mod, release-check, recorded API; prints the git tag commands (RELEASING.md)
+release:
+	scripts/release.sh '$(MODULE)' '$(VERSION)'
+
+## tidy: go mod tidy in every module (MODULES="a b" for some) with GOWORK=off against the proxy of the tree, as users build them; sibling go.sum lines removed (RELEASING.md)
+tidy:
+	scripts/tidy.sh $(MODULES)
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:
 	@scripts/services.sh
 
 ## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test), then each fuzz target for 10 s
-test: services
+test: services dev-proxy
 	scripts/test-deps.sh
 	scripts/test.sh
 	scripts/fuzz.sh
+	@$(drop-sibling-sums)
 
 ## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
-lint:
+lint: dev-proxy
 	scripts/lint.sh
 	api-server/scripts/lint-openapi.sh
 
@@ -37,16 +80,16 @@ demo: build
 	bin/svc-api demo
 
 ## bench: performance harness (about 8 min: wrk c=64, baseline vs svc-api at 1,000,000 rows, scale run up to 10,000,000 rows); results in bench/results/
-bench:
+bench: dev-proxy
 	scripts/bench.sh
 
 ## bench-scale: the scale mode (e2e/bench/scale.go): req/s and p99 through HAProxy with 1, 2 and 3 svc-api replicas, where the CPU went
 .PHONY: bench-scale
-bench-scale:
+bench-scale: dev-proxy
 	scripts/bench.sh scale
 
-## release-cli: svc archives for 5 platforms and SHA256SUMS in dist/ (CLI_VERSION=1.0.0; default: newest svc-cli/v* tag)
-release-cli:
+## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64, the npm package svc-cli-<v>.tgz, MCP Bundles, server.json, install-svc.sh, SHA256SUMS (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL)
+release-cli: build
 	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)
 
 clean:

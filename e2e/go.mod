@@ -3,7 +3,7 @@ module github.com/adsnap/svc/e2e
 go 1.26.0
 
 require (
-	github.com/adsnap/svc/sdk-go v0.0.0
+	github.com/adsnap/svc/sdk-go v1.0.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/getkin/kin-openapi v0.152.0
@@ -22,7 +22,7 @@ require (
 	github.com/oasdiff/yaml v0.1.1 // indirect
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stretchr/testify v1.12.1 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )

@@ -29,6 +29,9 @@ func testGracefulShutdown(t *testing.T, e *env) {
 		"SVC_DATABASE_URL=" + withHost(e.dbURL, proxy.Addr()),
 		"SVC_REDIS_URL=redis://" + e.redis + "/0",
 		"SVC_REDIS_NAMESPACE=e2e" + harness.RandomHex(4),
+		// The slowed link makes a key lookup take seconds: the request must
+		// be slow, not refused by the database deadline.
+		"SVC_DATABASE_DEADLINE=30s",
 		fmt.Sprintf("SVC_LISTEN_ADDR=127.0.0.1:%d", port),
 	}, "serve")
 	if err != nil {

@@ -3,12 +3,16 @@
 # from the site's downloads directory ({site_url}/developers/), after checking
 # the archive's SHA-256 against the SHA256SUMS file served beside it.
 #
-#   sh install-svc.sh [--prefix DIR] [--version V] [SITE_URL]
+#   curl -fsSL {site_url}/developers/install-svc.sh | sh -s -- [--dir DIR] [--version V]
+#   sh install-svc.sh [--dir DIR] [--version V] [SITE_URL]
 #
-#   SITE_URL     the site (default $SVC_SITE_URL, else https://adsnap.example):
-#                https, or http to a loopback host only
-#   --prefix     directory for svc (default $PREFIX, else ~/.local/bin)
-#   --version    version to install (default: the newest in SHA256SUMS)
+#   --dir DIR    directory for svc (default $SVC_INSTALL_DIR, else ~/.local/bin);
+#                --prefix is the same
+#   --version V  version to install (default: the newest in SHA256SUMS)
+#   SITE_URL     the site (default $SVC_SITE_URL, else default_site below:
+#                the site that served this script, which writes itself
+#                there, or the one it was released for): https, or http to
+#                a loopback host only
 #
 # The SHA-256 check is an integrity check, not a signature: it proves that
 # the archive matches the checksum list served by the same site, which
@@ -17,26 +21,45 @@
 # when it fails.
 set -eu
 
+# The site to install from: scripts/release-cli.sh writes the release's site
+# here, and svc-api rewrites this one line with its own site when it serves
+# the script (SHA256SUMS as served gives the hash of the rewritten script).
+default_site=https://adsnap.example
+
+usage() {
+	cat <<'USAGE'
+Usage: install-svc.sh [--dir DIR] [--version V] [SITE_URL]
+  or:  curl -fsSL {site_url}/developers/install-svc.sh | sh -s -- [--dir DIR] [--version V]
+
+Downloads svc-cli-<version>-<os>-<arch>.tgz and SHA256SUMS from
+{site_url}/developers/, checks the archive's SHA-256, and only then installs svc.
+  --dir DIR    directory for svc (default $SVC_INSTALL_DIR, else ~/.local/bin)
+  --version V  version to install (default: the newest in SHA256SUMS)
+  SITE_URL     default $SVC_SITE_URL, else the site this script came from
+The checksum is an integrity check, not a signature.
+USAGE
+}
+
 die() {
 	printf 'install-svc: %s\n' "$*" >&2
 	exit 1
 }
 
 site=${SVC_SITE_URL:-}
-prefix=${PREFIX:-}
+prefix=${SVC_INSTALL_DIR:-}
 version=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; prefix=$2; shift 2 ;;
-	--prefix=*) prefix=${1#--prefix=}; shift ;;
+	--dir | --prefix) [ $# -ge 2 ] || die "$1 needs a directory"; prefix=$2; shift 2 ;;
+	--dir=* | --prefix=*) prefix=${1#*=}; shift ;;
 	--version) [ $# -ge 2 ] || die "--version needs a version"; version=$2; shift 2 ;;
 	--version=*) version=${1#--version=}; shift ;;
-	-h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) usage; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) site=$1; shift ;;
 	esac
 done
-[ -n "$site" ] || site=https://adsnap.example
+[ -n "$site" ] || site=$default_site
 [ -n "$prefix" ] || prefix=${HOME:?HOME is not set}/.local/bin
 version=${version#v}
 

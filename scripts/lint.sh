@@ -11,6 +11,9 @@ if [ -n "$unformatted" ]; then
 fi
 for mod in $(git ls-files '*go.mod' | xargs -n1 dirname | sort); do
   echo "=== go vet $mod"
-  (cd "$mod" && go vet ./...) || status=1
+  # A module outside go.work (internal/tools) is vetted on its own.
+  gowork=auto
+  grep -qE "^[[:space:]]*\./$mod\$" go.work || gowork=off
+  (cd "$mod" && GOWORK=$gowork go vet ./...) || status=1
 done
 exit $status

@@ -3,8 +3,8 @@ module github.com/adsnap/svc/svc-cli
 go 1.26
 
 require (
-	github.com/adsnap/svc/sdk-go v0.0.0
-	github.com/adsnap/svc/svc-mcp v0.0.0
+	github.com/adsnap/svc/sdk-go v1.0.0
+	github.com/adsnap/svc/svc-mcp v1.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/rogpeppe/go-internal v1.16.0

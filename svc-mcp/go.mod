@@ -3,7 +3,7 @@ module github.com/adsnap/svc/svc-mcp
 go 1.26
 
 require (
-	github.com/adsnap/svc/sdk-go v0.0.0
+	github.com/adsnap/svc/sdk-go v1.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -321,7 +322,7 @@ func versionCmd(stdout io.Writer) *cobra.Command {
 		Short: "Print the version",
 		Args:  noArgs,
 		Run: func(*cobra.Command, []string) {
-			fmt.Fprintf(stdout, "keys-admin %s (commit %s, built %s)\n", version, commit, date)
+			fmt.Fprintf(stdout, "keys-admin %s (commit %s, built %s)\n", binaryVersion(), commit, date)
 		},
 	}
 }
@@ -331,4 +332,18 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd.Name(), args)}
 	}
 	return nil
+}
+
+// binaryVersion returns the version set with -ldflags -X (`make build` stamps
+// the versions.yaml one), else the module version the go command recorded
+// (`go install github.com/adsnap/svc/keys-admin/cmd/…@vX.Y.Z` gives X.Y.Z), else "dev".
+func binaryVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == "github.com/adsnap/svc/keys-admin" &&
+		info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return strings.TrimPrefix(info.Main.Version, "v")
+	}
+	return version
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -95,7 +96,7 @@ func newVersion() *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "svc-api %s (commit %s, built %s)\n", version, commit, date)
+			fmt.Fprintf(cmd.OutOrStdout(), "svc-api %s (commit %s, built %s)\n", binaryVersion(), commit, date)
 			return nil
 		},
 	}
@@ -207,4 +208,18 @@ Importing the same document again changes nothing. Run 'svc-api migrate' first.`
 	}
 	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
 	return cmd
+}
+
+// binaryVersion returns the version set with -ldflags -X (`make build` stamps
+// the versions.yaml one), else the module version the go command recorded
+// (`go install github.com/adsnap/svc/api-server/cmd/…@vX.Y.Z` gives X.Y.Z), else "dev".
+func binaryVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == "github.com/adsnap/svc/api-server" &&
+		info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return strings.TrimPrefix(info.Main.Version, "v")
+	}
+	return version
 }

@@ -34,10 +34,9 @@ type config struct {
 	PprofAddr      string
 	DBMaxConns     int
 	MaxInFlight    int
-
-	DBDeadline    time.Duration
-	IdleTimeout   time.Duration
-	MaxConnsPerIP int
+	DBDeadline     time.Duration
+	IdleTimeout    time.Duration
+	MaxConnsPerIP  int
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration

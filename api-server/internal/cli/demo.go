@@ -92,6 +92,14 @@ demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve
 				}
 				return demoSettings(settingsKeys, api, log, time.Now())
 			}
+			if c.DownloadsDir == "" {
+				if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
+					site := siteURL(c.Listen)
+					fmt.Fprintf(cmd.ErrOrStderr(), "downloads: %s at %s/developers/; install svc from it with\n"+
+						"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
+						c.DownloadsDir, site)
+				}
+			}
 			return serve(ctx, &c, db, log, func(addr string) {
 				printDemo(cmd.OutOrStdout(), siteURL(addr), created.Key, svcCommand())
 				fmt.Fprintf(cmd.OutOrStdout(), "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)

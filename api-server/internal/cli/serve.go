@@ -134,7 +134,8 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
-		MaxInFlight: c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
+		DownloadsSiteURL: c.SiteURL,
+		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
 	})
 	if err != nil {
 		return usageError{err}

@@ -302,3 +302,24 @@ func FuzzGuard(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkGuard: the guard's cost on an ordinary API request (it runs on
+// every request).
+func BenchmarkGuard(b *testing.B) {
+	header := map[string][]string{"Authorization": {"Bearer x"}, "Accept": {"application/json"},
+		"User-Agent": {"svc-cli/1.0.0"}, "X-Request-Id": {"3f2a9c1e-77b0-4d1c-9a51-0c6f1a2b3c4d"}}
+	uri := "/api/v1/developer/insights?accountId=acc_alpha_eur&from=2026-10-01&to=2026-10-30&limit=100&offset=200"
+	b.ReportAllocs()
+	for b.Loop() {
+		_, q, _ := strings.Cut(uri, "?")
+		if ScreenURL(uri) != None {
+			b.Fatal("screen")
+		}
+		if r, _ := GuardAPI(q, header); r != None {
+			b.Fatal("guard")
+		}
+		if !AcceptRequestID(header["X-Request-Id"][0]) {
+			b.Fatal("id")
+		}
+	}
+}

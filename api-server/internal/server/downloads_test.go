@@ -3,6 +3,10 @@ package server_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +73,177 @@ func TestDownloads(t *testing.T) {
 	// A percent-encoded path is refused on every path alike (issue #22 point 9).
 	if w := e.get("/developers/..%2Foutside", ""); w.Code != 400 {
 		t.Errorf("/developers/..%%2Foutside: %d", w.Code)
+	}
+}
+
+// TestDownloadsIndex checks the verify-then-install lines of each way on the
+// /developers/ page: for the newest release present, with the configured
+// site, or the request's host when none is configured.
+func TestDownloadsIndex(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{
+		"SHA256SUMS", "install-svc.sh", "server.json",
+		"svc-cli-1.9.0.tgz", "svc-cli-1.9.0-linux-amd64.tgz",
+		"svc-cli-1.10.0.tgz", "svc-cli-1.10.0-darwin-arm64.tgz", "svc-cli-1.10.0-linux-amd64.tgz",
+		"svc-mcp-1.10.0-darwin-arm64.mcpb", "svc-cli-1.10.0-rc.1.tgz",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := dbtest.SQLite(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(t.Context(), b.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ks := keys.New(b.DB)
+	defer ks.Close()
+	for _, tc := range []struct{ configured, site string }{
+		{"https://dl.example/", "https://dl.example"},
+		{"", "http://example.com"}, // httptest's request host
+	} {
+		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := (&env{t: t, h: h}).get("/developers/", "")
+		page := html.UnescapeString(w.Body.String())
+		if w.Code != 200 {
+			t.Fatalf("index: %d %s", w.Code, page)
+		}
+		site := tc.site
+		for _, want := range []string{
+			"<title>Downloads: svc 1.10.0</title>",
+			"curl -fsSL " + site + `/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"`,
+			"curl -fsSLO " + site + "/developers/install-svc.sh\ncurl -fsSLO " + site + "/developers/SHA256SUMS\n" +
+				`grep " install-svc.sh$" SHA256SUMS | sha256sum -c -` + "\n" + `sh install-svc.sh --dir "$HOME/.local/bin" --version 1.10.0`,
+			"curl -fsSLO " + site + "/developers/svc-cli-1.10.0.tgz\ncurl -fsSLO " + site + "/developers/SHA256SUMS\n" +
+				`grep " svc-cli-1.10.0.tgz$" SHA256SUMS | sha256sum -c -` + "\nnpm install -g ./svc-cli-1.10.0.tgz",
+			"go install github.com/adsnap/svc/svc-cli/cmd/svc@v1.10.0\nexport SVC_SITE_URL=" + site,
+			`grep " svc-cli-1.10.0-darwin-arm64.tgz$" SHA256SUMS | sha256sum -c -` + "\ntar -xzf svc-cli-1.10.0-darwin-arm64.tgz svc",
+			"curl -fsSLO " + site + "/developers/svc-mcp-1.10.0-darwin-arm64.mcpb",
+			`grep " svc-mcp-1.10.0-darwin-arm64.mcpb$" SHA256SUMS | sha256sum -c -`,
+			`<a href="server.json">server.json</a>`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("site %q: index lacks\n%s\n---\n%s", tc.configured, want, page)
+			}
+		}
+		// Every file is listed with its size and SHA-256.
+		for _, name := range []string{"svc-cli-1.9.0.tgz", "svc-mcp-1.10.0-darwin-arm64.mcpb", "svc-cli-1.10.0-rc.1.tgz"} {
+			sum := sha256.Sum256([]byte(name))
+			row := fmt.Sprintf(`<tr><td><a href="%s">%s</a></td><td>%d</td><td><code>%s</code></td></tr>`, name, name, len(name), hex.EncodeToString(sum[:]))
+			if !strings.Contains(page, row) {
+				t.Errorf("index lacks the row %s", row)
+			}
+		}
+		if strings.Contains(page, "npm install -g ./svc-cli-1.9.0.tgz") || strings.Contains(page, "@v1.10.0-rc.1") {
+			t.Errorf("index gives install lines for an older release")
+		}
+	}
+	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, h: h}
+	for name, ct := range map[string]string{
+		"svc-mcp-1.10.0-darwin-arm64.mcpb": "application/zip", "server.json": "application/json",
+		"install-svc.sh": "text/plain; charset=utf-8", "svc-cli-1.10.0.tgz": "application/gzip",
+	} {
+		if w := e.get("/developers/"+name, ""); w.Code != 200 || w.Header().Get("Content-Type") != ct || w.Body.String() != name {
+			t.Errorf("%s: %d %q", name, w.Code, w.Header().Get("Content-Type"))
+		}
+	}
+	// No release at all: the page still lists the files, with no install lines.
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err = server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := (&env{t: t, h: h}).get("/developers/", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `href="notes.txt"`) ||
+		strings.Contains(w.Body.String(), "npm install") || strings.Contains(w.Body.String(), "go install") {
+		t.Errorf("index without a release: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// TestDownloadsInstallScript checks that the install script is served with
+// the serving site as its default, and that SHA256SUMS and the index give
+// the hash of what is served.
+func TestDownloadsInstallScript(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\nset -eu\ndefault_site=https://adsnap.example\necho \"$default_site\"\n"
+	archive := "an archive"
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(sum[:])
+	}
+	release := hash(script) + "  install-svc.sh\n" + hash(archive) + "  svc-cli-1.0.0-linux-amd64.tgz\n"
+	for name, data := range map[string]string{"install-svc.sh": script, "svc-cli-1.0.0-linux-amd64.tgz": archive, "SHA256SUMS": release} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := dbtest.SQLite(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(t.Context(), b.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ks := keys.New(b.DB)
+	defer ks.Close()
+	for _, tc := range []struct{ configured, host, site string }{
+		{"https://dl.example", "", "https://dl.example"},
+		{"", "127.0.0.1:18080", "http://127.0.0.1:18080"},        // the demo: the address the request came to
+		{"https://adsnap.example", "", "https://adsnap.example"}, // the release's own site: unchanged
+		{"", `evil.example";rm -rf /;"`, ""},                     // not a plain URL: the file as it is
+	} {
+		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(path string) string {
+			t.Helper()
+			r := httptest.NewRequest(http.MethodGet, path, nil)
+			if tc.host != "" {
+				r.Host = tc.host
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != 200 {
+				t.Fatalf("%s: %d %s", path, w.Code, w.Body.String())
+			}
+			return w.Body.String()
+		}
+		want := script
+		if tc.site != "" {
+			want = strings.Replace(script, "default_site=https://adsnap.example", "default_site="+tc.site, 1)
+		}
+		if got := get("/developers/install-svc.sh"); got != want {
+			t.Errorf("site %q host %q: script\n%s\nwant\n%s", tc.configured, tc.host, got, want)
+		}
+		sums := get("/developers/SHA256SUMS")
+		if wantSums := hash(want) + "  install-svc.sh\n" + hash(archive) + "  svc-cli-1.0.0-linux-amd64.tgz\n"; sums != wantSums {
+			t.Errorf("site %q host %q: SHA256SUMS\n%s\nwant\n%s", tc.configured, tc.host, sums, wantSums)
+		}
+		page := get("/developers/")
+		for _, row := range []string{
+			fmt.Sprintf(`<a href="install-svc.sh">install-svc.sh</a></td><td>%d</td><td><code>%s</code>`, len(want), hash(want)),
+			fmt.Sprintf(`<a href="SHA256SUMS">SHA256SUMS</a></td><td>%d</td><td><code>%s</code>`, len(sums), hash(sums)),
+		} {
+			if !strings.Contains(page, row) {
+				t.Errorf("site %q host %q: index lacks %s", tc.configured, tc.host, row)
+			}
+		}
 	}
 }
 

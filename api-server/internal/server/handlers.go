@@ -25,6 +25,7 @@ func (s *Server) page(c *gin.Context, ep query.Endpoint) (query.Params, bool) {
 // found runs step 8 once the page is read: the store error, or accountId
 // not in the key's organization (404). It returns false when it has answered.
 func (s *Server) found(c *gin.Context, m store.Meta, err error) bool {
+	s.noteDatabase(c.Request.Context(), err)
 	if err != nil {
 		s.handleError(c, err)
 		return false

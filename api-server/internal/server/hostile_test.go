@@ -282,3 +282,78 @@ func TestOutageLogs(t *testing.T) {
 }
 
 func recorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+// flakyLimiter fails while fail is set.
+type flakyLimiter struct {
+	ratelimit.Limiter
+	fail  atomic.Bool
+	calls atomic.Int64
+}
+
+func (f *flakyLimiter) Allow(ctx context.Context, checks []ratelimit.Check, results []ratelimit.Result) error {
+	f.calls.Add(1)
+	if f.fail.Load() {
+		return ratelimit.ErrUnavailable
+	}
+	return f.Limiter.Allow(ctx, checks, results)
+}
+
+// TestLimiterBreaker: once the limit store has failed a few times in a row,
+// requests get 503 at once without asking it (nor looking the key up),
+// except a probe now and then; when it answers again, service returns
+// within a probe interval (issue #22 point 1).
+func TestLimiterBreaker(t *testing.T) {
+	var lookups atomic.Int64
+	lim := &flakyLimiter{Limiter: ratelimit.NewMemory(nil)}
+	e := sqliteEnv(t, opts{limiter: lim, lookups: &lookups})
+	if w := e.get(base+"/accounts", e.all); w.Code != http.StatusOK {
+		t.Fatalf("up: %d", w.Code)
+	}
+	lim.fail.Store(true)
+	before, lookupsBefore := lim.calls.Load(), lookups.Load()
+	for range 50 {
+		if w := e.get(base+"/accounts", e.all); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {
+			t.Fatalf("store failing: %d", w.Code)
+		}
+	}
+	if n := lim.calls.Load() - before; n > 6 {
+		t.Errorf("50 requests asked a failing store %d times, want the breaker to stop after 3 (and a probe)", n)
+	}
+	if n := lookups.Load() - lookupsBefore; n > 6 {
+		t.Errorf("50 requests made %d key lookups while the store was failing", n)
+	}
+	lim.fail.Store(false)
+	deadline := time.Now().Add(time.Second)
+	for e.get(base+"/accounts", e.all).Code != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("no 200 within 1 s of the store's return")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestDatabaseBreaker: once the database has failed a few times in a row,
+// requests get 503 at once without a lookup, except a probe now and then;
+// a key that is merely unknown does not count as a failure.
+func TestDatabaseBreaker(t *testing.T) {
+	var lookups atomic.Int64
+	e := sqliteEnv(t, opts{lookups: &lookups})
+	for range 10 { // unknown keys are answers, not failures
+		if w := e.get(base+"/accounts", "svc_live_"+strings.Repeat("A", 43)); w.Code != http.StatusUnauthorized {
+			t.Fatalf("unknown key: %d", w.Code)
+		}
+	}
+	if w := e.get(base+"/accounts", e.all); w.Code != http.StatusOK {
+		t.Fatalf("after unknown keys: %d", w.Code)
+	}
+	e.db.Close()
+	before := lookups.Load()
+	for range 50 {
+		if w := e.get(base+"/accounts", e.all); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {
+			t.Fatalf("database closed: %d", w.Code)
+		}
+	}
+	if n := lookups.Load() - before; n > 6 {
+		t.Errorf("50 requests made %d key lookups on a failing database, want the breaker to stop after 3 (and a probe)", n)
+	}
+}

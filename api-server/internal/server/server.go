@@ -74,7 +74,10 @@ type Config struct {
 	OpenAPIJSON []byte
 	// DownloadsDir, when set, is served at /developers/.
 	DownloadsDir string
-	Logger       *slog.Logger
+	// DownloadsSiteURL is the site named in the install commands of the
+	// /developers/ page; the address each request came to when empty.
+	DownloadsSiteURL string
+	Logger           *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 	// MaxInFlight, when positive, is how many API requests are processed
@@ -109,12 +112,16 @@ type Server struct {
 	dbWait    time.Duration
 	ready     readiness
 	failures  onceASecond
+	breaker   breaker // of the limit store
+	dbBreaker breaker // of the database
 	policy    string
 	hsts      bool
 	openapi   []byte
 	downloads string
-	log       *slog.Logger
-	now       func() time.Time
+	// downloadsSite: see Config.DownloadsSiteURL.
+	downloadsSite string
+	log           *slog.Logger
+	now           func() time.Time
 }
 
 // New returns the API as an http.Handler.
@@ -138,6 +145,7 @@ func New(cfg Config) (http.Handler, error) {
 		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
 		log: cfg.Logger, now: cfg.Now,
 	}
+	s.downloadsSite = cfg.DownloadsSiteURL
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
 	}
@@ -426,6 +434,17 @@ func (s *Server) protect(c *gin.Context) {
 		s.allowed(c, st, st.limits[:1])
 		return
 	}
+	// The limit store has been failing: answer 503 at once, without the
+	// lookup or the store, except for one probe now and then.
+	if !s.breaker.allow(asked) {
+		s.handleError(c, errLimiterDown)
+		return
+	}
+	// Likewise the database.
+	if !s.dbBreaker.allow(asked) {
+		s.handleError(c, errDatabaseDown)
+		return
+	}
 	var (
 		p       *keys.Principal
 		authErr = keys.ErrUnauthenticated
@@ -435,6 +454,7 @@ func (s *Server) protect(c *gin.Context) {
 		lctx, cancel := context.WithTimeout(ctx, s.dbWait)
 		p, authErr = s.keys.Lookup(lctx, strings.TrimSpace(presented))
 		cancel()
+		s.noteDatabase(ctx, authErr)
 	}
 	var checksBuf [3]ratelimit.Check
 	checks := append(checksBuf[:0], ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true})
@@ -447,9 +467,13 @@ func (s *Server) protect(c *gin.Context) {
 			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID, Group: "org:" + p.OrganizationID})
 	}
 	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
+		if !clientGone(ctx) {
+			s.breaker.failed(s.now())
+		}
 		s.handleError(c, err)
 		return
 	}
+	s.breaker.succeeded()
 	// 3. per-IP.
 	st.nLimits = 1
 	if !s.allowed(c, st, st.limits[:1]) {
@@ -612,6 +636,17 @@ func (s *Server) admit(c *gin.Context) {
 	}
 	defer s.gate.Release(1)
 	c.Next()
+}
+
+// noteDatabase tells the database breaker how a call ended: a failure
+// other than "no such key" (and not caused by the client leaving) counts.
+func (s *Server) noteDatabase(ctx context.Context, err error) {
+	switch {
+	case err == nil, errors.Is(err, keys.ErrUnauthenticated):
+		s.dbBreaker.succeeded()
+	case !clientGone(ctx):
+		s.dbBreaker.failed(s.now())
+	}
 }
 
 // dbContext bounds one database call of a request by the database deadline.

@@ -1,7 +1,17 @@
-// Package build holds what is stamped into the svc binary at build time with
-// -ldflags -X: the version, the commit, the build date and the built-in site
-// URL.
+// Package build holds what is stamped into the svc binary at build time: the
+// version, the commit, the build date and the built-in site URL.
+//
+// The version is the svc-cli module's version recorded by the go command
+// (debug.ReadBuildInfo), so `go install
+// github.com/adsnap/svc/svc-cli/cmd/svc@v1.0.0` reports 1.0.0; -ldflags -X
+// overrides it for builds from a work tree, where the go command records
+// "(devel)" (`make build` stamps the version of versions.yaml).
 package build
+
+import (
+	"runtime/debug"
+	"strings"
+)
 
 // DefaultSiteURL is the site svc talks to when neither the build nor
 // SVC_SITE_URL names another one.
@@ -12,14 +22,48 @@ const DefaultSiteURL = "https://adsnap.example"
 //	go build -ldflags "-X github.com/adsnap/svc/svc-cli/internal/build.version=1.0.0 \
 //	  -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=https://adsnap.example" ./cmd/svc
 var (
-	version = "dev"
+	version = ""
 	commit  = "unknown"
 	date    = "unknown"
 	siteURL = DefaultSiteURL
 )
 
-// Version returns the version of svc, "dev" when not stamped.
-func Version() string { return version }
+// modulePath is the module whose version Version reports.
+const modulePath = "github.com/adsnap/svc/svc-cli"
+
+// Version returns the version of svc without its "v": the -ldflags -X value
+// when one is set, else the svc-cli module version from the build
+// information, else "dev".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	return moduleVersion(info)
+}
+
+// moduleVersion returns the version of the svc-cli module in info: the main
+// module's when svc is built within svc-cli (go install …@version, go build
+// in a module), or the dependency's when another module builds the command.
+func moduleVersion(info *debug.BuildInfo) string {
+	m := &info.Main
+	if m.Path != modulePath {
+		m = nil
+		for _, d := range info.Deps {
+			if d.Path == modulePath {
+				m = d
+				break
+			}
+		}
+	}
+	if m == nil || m.Version == "" || m.Version == "(devel)" {
+		return "dev"
+	}
+	return strings.TrimPrefix(m.Version, "v")
+}
 
 // Commit returns the commit svc was built from, "unknown" when not stamped.
 func Commit() string { return commit }

@@ -1,0 +1,16 @@
+module github.com/adsnap/svc/internal/tools
+
+go 1.26.0
+
+require (
+	golang.org/x/mod v0.42.0
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)
+
+tool golang.org/x/exp/cmd/apidiff
