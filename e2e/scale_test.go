@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/e2e/internal/harness"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestScale is the `scale` group (issue #16): the production topology on
@@ -33,6 +34,7 @@ func TestScale(t *testing.T) {
 	}{
 		{"RateLimitExact", testScaleRateLimit},
 		{"Revocation", testScaleRevocation},
+		{"ReplicaLag", testScaleReplicaLag},
 		{"PostgresReplicaKilled", testScalePostgresReplicaKilled},
 		{"ReplicaKilled", testScaleReplicaKilled},
 		{"RedisNodeDown", testScaleRedisNodeDown}, // last: the Cluster stays broken
@@ -126,6 +128,7 @@ func newScale(t *testing.T, e *env) *scale {
 			"SVC_REDIS_NAMESPACE=" + ns,
 			"SVC_TRUSTED_PROXIES=127.0.0.1",
 			"SVC_DATABASE_MAX_CONNS=8",
+			"SVC_DATABASE_REPLICA_MAX_LAG=3s",
 			// The key's limit stays the SPEC's 60 a minute; the others are
 			// raised so that the loads below are refused by nothing else.
 			"SVC_LIMIT_ORG_PER_MINUTE=1000000", "SVC_LIMIT_IP_PER_MINUTE=1000000",
@@ -294,6 +297,86 @@ func readyz(t *testing.T, url string) (int, []map[string]any) {
 	return resp.StatusCode, v.Checks.Replicas
 }
 
+// sql runs statements on a server of the pair.
+func sql(t *testing.T, url string, stmts ...string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, q := range stmts {
+		if _, err := conn.Exec(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// accountsBody returns the body of an accounts page read through the load
+// balancer with key p1.
+func (s *scale) accountsBody(t *testing.T) string {
+	t.Helper()
+	resp, body, err := harness.Get(t.Context(), http.DefaultClient, s.lb.URL+scalePath, s.keys["p1"])
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("accounts: %v %v", err, resp)
+	}
+	return string(body)
+}
+
+// testScaleReplicaLag: the snapshot reads are served by the replica (its
+// replay paused, a change on the primary is not seen), and once its lag
+// passes --database-replica-max-lag (3 s here) it is skipped: reads see
+// the primary, /readyz gives the lag and the reason; replay resumed, the
+// replica is used again.
+func testScaleReplicaLag(t *testing.T, s *scale) {
+	// A fresh commit replayed, so that the lag starts from zero.
+	sql(t, s.pg.PrimaryURL, "CREATE TABLE IF NOT EXISTS scale_tick (n int)", "INSERT INTO scale_tick VALUES (1)")
+	waitReplica(t, s, func(r map[string]any) bool { return r["healthy"] == true && r["lagSeconds"] == 0.0 })
+	sql(t, s.pg.ReplicaURL, "SELECT pg_wal_replay_pause()")
+	resumed := false
+	defer func() {
+		if !resumed {
+			sql(t, s.pg.ReplicaURL, "SELECT pg_wal_replay_resume()")
+		}
+	}()
+	const probe = "Replica probe 5f1c"
+	sql(t, s.pg.PrimaryURL, "UPDATE ad_accounts SET account_name = '"+probe+"' WHERE organization_id = '"+harness.OrgAlpha+"'")
+	if b := s.accountsBody(t); strings.Contains(b, probe) {
+		t.Fatal("a read right after a change on the primary saw it while the replica's replay is paused: reads do not go to the replica")
+	}
+	waitReplica(t, s, func(r map[string]any) bool {
+		reason, _ := r["reason"].(string)
+		return r["healthy"] == false && strings.Contains(reason, "lags")
+	})
+	if b := s.accountsBody(t); !strings.Contains(b, probe) {
+		t.Fatal("the replica lags past the bound and reads still do not see the primary")
+	}
+	sql(t, s.pg.ReplicaURL, "SELECT pg_wal_replay_resume()")
+	resumed = true
+	waitReplica(t, s, func(r map[string]any) bool { return r["healthy"] == true })
+	if b := s.accountsBody(t); !strings.Contains(b, probe) {
+		t.Fatal("replay resumed: the replica should have the change")
+	}
+}
+
+// waitReplica waits up to 10 s until replica 0's /readyz shows the read
+// replica in a state ok accepts.
+func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, reps := readyz(t, s.replicas[0].URL)
+		if code == 200 && len(reps) == 1 && ok(reps[0]) {
+			t.Logf("/readyz replica detail %v", reps)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the read replica did not reach the expected state within 10 s: /readyz %d %v", code, reps)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // testScalePostgresReplicaKilled: the read replica is in use (healthy, its
 // lag in /readyz); killed in the middle of a load, every request still
 // gets 200 (reads move to the primary), /readyz says why, and a replica's
@@ -326,7 +409,8 @@ func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
 	}
 	logged := false
 	for _, r := range s.replicas {
-		logged = logged || strings.Contains(r.Logs.String(), "read replica skipped")
+		l := r.Logs.String() // (ReplicaLag logged a skip for lag already)
+		logged = logged || strings.Contains(l, "read replica skipped after a failed read") || strings.Contains(l, `"reason":"unreachable"`)
 	}
 	if !logged {
 		t.Fatal("no replica logged that the read replica was skipped")
