@@ -359,21 +359,29 @@ func testScaleReplicaLag(t *testing.T, s *scale) {
 	}
 }
 
-// waitReplica waits up to 10 s until replica 0's /readyz shows the read
-// replica in a state ok accepts.
+// waitReplica waits up to 10 s until the /readyz of every running svc-api
+// replica (each checks the read replica on its own) shows the read replica
+// in a state ok accepts.
 func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		code, reps := readyz(t, s.replicas[0].URL)
-		if code == 200 && len(reps) == 1 && ok(reps[0]) {
-			t.Logf("/readyz replica detail %v", reps)
-			return
+	for i, r := range s.replicas {
+		if s.killed[i] {
+			continue
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the read replica did not reach the expected state within 10 s: /readyz %d %v", code, reps)
+		for {
+			code, reps := readyz(t, r.URL)
+			if code == 200 && len(reps) == 1 && ok(reps[0]) {
+				if i == 0 {
+					t.Logf("/readyz replica detail %v", reps)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the read replica did not reach the expected state within 10 s: /readyz %d %v", r.URL, code, reps)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
