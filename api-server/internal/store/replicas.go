@@ -50,9 +50,11 @@ type replica struct {
 	url  string // with the password; only Redact(url) is ever shown
 	name string // Redact(url)
 
-	db *bun.DB // only the check goroutine (and Close, after it) touches db
-	st atomic.Pointer[Store]
-	bd atomic.Pointer[bun.DB] // db, for DBs
+	db *bun.DB // only the check goroutine (and Close, after it) touches db and logged
+	// logged is when the replica's lag was last logged.
+	logged time.Time
+	st     atomic.Pointer[Store]
+	bd     atomic.Pointer[bun.DB] // db, for DBs
 
 	mu  sync.Mutex // guards lag and err
 	lag time.Duration
@@ -68,6 +70,10 @@ type ReplicaStatus struct {
 	LagSeconds float64 `json:"lagSeconds"`
 	Reason     string  `json:"reason,omitempty"`
 }
+
+// lagLogEvery is how often a replica's lag is logged when its state does
+// not change (a change is logged at once).
+const lagLogEvery = time.Minute
 
 // lagQuery measures how far a replica is behind: 0 when it has replayed
 // everything it received, else the age of the last transaction it replayed.
@@ -161,11 +167,18 @@ func (r *Routed) check(ctx context.Context, rp *replica) {
 	rp.lag, rp.err = lag, why
 	rp.mu.Unlock()
 	rp.healthy.Store(why == "")
+	now := time.Now()
 	switch {
+	case was == (why == "") && now.Sub(rp.logged) >= lagLogEvery:
+		// No change: the lag still goes to the log once a minute.
+		r.log.Info("read replica lag", "replica", rp.name, "healthy", why == "", "lag_seconds", lag.Seconds(), "reason", why)
+		rp.logged = now
 	case was && why != "":
 		r.log.Warn("read replica skipped: snapshot reads go to the primary", "replica", rp.name, "reason", why, "lag_seconds", lag.Seconds())
+		rp.logged = now
 	case !was && why == "":
 		r.log.Info("read replica in use", "replica", rp.name, "lag_seconds", lag.Seconds())
+		rp.logged = now
 	}
 }
 

@@ -55,6 +55,10 @@ func TestRoutedFallsBack(t *testing.T) {
 	if err := rt.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
+	rt.Close() // the checks stop writing to logs
+	if !strings.Contains(logs.String(), `"reason":"unreachable"`) || !strings.Contains(logs.String(), `"reason":"not a replica (not in recovery)"`) {
+		t.Errorf("the logs do not say why the replicas are skipped:\n%s", logs.String())
+	}
 	if strings.Contains(logs.String(), "secret-pw") {
 		t.Fatal("a log line holds the replica's password")
 	}
