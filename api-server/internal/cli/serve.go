@@ -112,6 +112,10 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		if err != nil {
 			return usageError{err}
 		}
+		if err := r.CheckMode(ctx); err != nil {
+			r.Close()
+			return usageError{err}
+		}
 		if err := r.Ping(ctx); err != nil {
 			// Not fatal: requests fail closed (503) until Redis answers.
 			log.Warn("rate limit store not reachable yet; API requests get 503 until it is", "error", err.Error())

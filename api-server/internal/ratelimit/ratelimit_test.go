@@ -50,6 +50,35 @@ func TestMain(m *testing.M) {
 	}())
 }
 
+// TestURLForms: go-redis's parsers read the three forms, and a single-node
+// URL that names a node of a Cluster is refused at start (ErrClusterNode)
+// instead of failing every request with CROSSSLOT.
+func TestURLForms(t *testing.T) {
+	single, err := ratelimit.NewRedis("redis://"+cluster.Addrs[0]+"/0", testenv.Namespace(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer single.Close()
+	if err := single.CheckMode(t.Context()); !errors.Is(err, ratelimit.ErrClusterNode) {
+		t.Fatalf("single-node URL of a Cluster node: %v, want ErrClusterNode", err)
+	}
+	for name, l := range redisStores(t) {
+		if err := l.(*ratelimit.Redis).CheckMode(t.Context()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	sentinel, err := ratelimit.NewRedis("redis://127.0.0.1:1/0?master_name=m&addr=127.0.0.1:2", "x", time.Second)
+	if err != nil || sentinel.Cluster() {
+		t.Fatalf("Sentinel form: %v", err)
+	}
+	sentinel.Close()
+	for _, bad := range []string{"redis://h:1?master_name=m&bogus=1", "redis://h:1?addr=h:2&bogus=1", "redis://h:1/0?bogus=1", "http://h:1"} {
+		if _, err := ratelimit.NewRedis(bad, "x", time.Second); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
 // TestProbe: /readyz's limiter operation succeeds on a healthy store and
 // fails, within the deadline, when one master of the Cluster does not
 // answer (a request on every master, not only the one "ready" hashes to).

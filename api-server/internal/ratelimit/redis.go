@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -444,4 +445,28 @@ func (r *Redis) Probe(ctx context.Context) error {
 	}
 	res = make([]Result, len(checks))
 	return r.Allow(ctx, checks, res)
+}
+
+// ErrClusterNode reports a single-node URL that names a node of a Redis
+// Cluster: each request's buckets span slots, so every request would fail.
+var ErrClusterNode = errors.New("the Redis at --redis-url is a node of a Redis Cluster: name it in the Cluster form, redis://node1:port?addr=node2:port&addr=node3:port")
+
+// CheckMode reports ErrClusterNode when the URL's form (single node) does
+// not match the server (a Cluster node). A store that does not answer is
+// not an error here (requests fail closed until it does).
+func (r *Redis) CheckMode(ctx context.Context) error {
+	c, ok := r.rdb.(*redis.Client)
+	if !ok || r.cluster {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.deadline)
+	defer cancel()
+	info, err := c.Info(ctx, "cluster").Result()
+	if err != nil {
+		return nil
+	}
+	if strings.Contains(info, "cluster_enabled:1") {
+		return ErrClusterNode
+	}
+	return nil
 }
