@@ -88,6 +88,11 @@ demo: build
 bench: dev-proxy
 	scripts/bench.sh
 
+## bench-scale: the scale mode (e2e/bench/scale.go): req/s and p99 through HAProxy with 1, 2 and 3 svc-api replicas, where the CPU went
+.PHONY: bench-scale
+bench-scale: dev-proxy
+	scripts/bench.sh scale
+
 ## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64, the npm package svc-cli-<v>.tgz, MCP Bundles, server.json, install-svc.sh, SHA256SUMS (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL)
 release-cli: build
 	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)

@@ -35,6 +35,9 @@
 //
 // `bench tracing` (tracing.go) measures the request path with metrics and
 // traces off and on; `make bench` runs it after the main harness.
+//
+// `bench scale` (make bench-scale) is the scale mode of scale.go instead:
+// 1, 2 and 3 svc-api replicas behind HAProxy (BENCH_SCALE_ROWS rows).
 package main
 
 import (
@@ -53,6 +56,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "tracing" {
 		if err := runTracing(); err != nil {
 			fmt.Fprintln(os.Stderr, "bench tracing:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "scale" {
+		if err := runScale(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench scale:", err)
 			os.Exit(1)
 		}
 		return

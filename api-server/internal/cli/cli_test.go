@@ -370,3 +370,38 @@ func TestConnectionFlags(t *testing.T) {
 		t.Errorf("--max-conns-per-ip -1: exit %d %s", code, errOut.String())
 	}
 }
+
+// TestReplicaAndRedisFlags: the scale-out settings (issue #16) are in
+// --help with their environment variables and the three Redis URL forms,
+// a replica URL's password never reaches --help, and replicas of a SQLite
+// database or a replica URL that is not postgres:// are usage errors that
+// do not echo the URL.
+func TestReplicaAndRedisFlags(t *testing.T) {
+	t.Setenv("SVC_DATABASE_REPLICA_URLS", "postgres://u:replicapass789@r1.example/x")
+	var out, errOut bytes.Buffer
+	if code := Run(t.Context(), []string{"serve", "--help"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d %s", code, errOut.String())
+	}
+	help := out.String() + errOut.String()
+	for _, want := range []string{"--database-replica-urls", "SVC_DATABASE_REPLICA_URLS", "--database-replica-max-lag duration",
+		"(default 10s)", "SVC_DATABASE_REPLICA_MAX_LAG", "master_name=", "?addr=NODE2:PORT&addr="} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "replicapass789") {
+		t.Error("serve --help prints a replica's password from the environment")
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	if code := Run(t.Context(), []string{"migrate", "--database-url", db}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("migrate: %d %s", code, errOut.String())
+	}
+	for _, urls := range []string{"postgres://u:replicapass789@r1.example/x", "mysql://u:replicapass789@r1.example/x"} {
+		errOut.Reset()
+		code := Run(t.Context(), []string{"serve", "--database-url", db, "--listen", "127.0.0.1:0", "--database-replica-urls", urls},
+			strings.NewReader(""), &out, &errOut)
+		if code != exitUsage || !strings.Contains(errOut.String(), "--database-replica-urls") || strings.Contains(errOut.String(), "replicapass789") {
+			t.Errorf("replicas %q of a SQLite primary: exit %d %s", urls, code, errOut.String())
+		}
+	}
+}

@@ -47,6 +47,11 @@ type config struct {
 	// listening on Listen (the demo takes its port before anything else).
 	listener net.Listener
 
+	// ReplicaURLs are PostgreSQL read replicas (comma-separated) for the
+	// snapshot reads; ReplicaMaxLag is how far behind one may be.
+	ReplicaURLs   string
+	ReplicaMaxLag time.Duration
+
 	// mount, if set, wraps the API's handler (svc-api demo adds its
 	// settings pages); never set from a flag.
 	mount func(api http.Handler) (http.Handler, error)
@@ -108,6 +113,20 @@ func (c *config) fromEnv() {
 	if c.RedisURL == "" {
 		c.RedisURL = os.Getenv("SVC_REDIS_URL")
 	}
+	if c.ReplicaURLs == "" {
+		c.ReplicaURLs = os.Getenv("SVC_DATABASE_REPLICA_URLS")
+	}
+}
+
+// replicaURLs returns --database-replica-urls split at commas.
+func (c *config) replicaURLs() []string {
+	var out []string
+	for u := range strings.SplitSeq(c.ReplicaURLs, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 func (c *config) databaseURL(file string) (string, error) {
@@ -125,7 +144,12 @@ func (c *config) databaseURL(file string) (string, error) {
 func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 	fs.StringVar(&c.Listen, "listen", env("SVC_LISTEN_ADDR", "127.0.0.1:8080"), "address to listen on (env SVC_LISTEN_ADDR)")
 	fs.StringVar(&c.RedisURL, "redis-url", "",
-		"redis://HOST:PORT/DB of the shared rate-limit store (default $SVC_REDIS_URL; empty: in-process limits, per replica)")
+		"shared rate-limit store: redis://HOST:PORT/DB (or rediss://) for one node, redis://SENTINEL:PORT/DB?master_name=NAME&addr=SENTINEL2:PORT for Sentinel, "+
+			"redis://NODE1:PORT?addr=NODE2:PORT&addr=NODE3:PORT for a Cluster (default $SVC_REDIS_URL; empty: in-process limits, per replica)")
+	fs.StringVar(&c.ReplicaURLs, "database-replica-urls", "",
+		"comma-separated postgres:// URLs of read replicas for the snapshot reads; key lookups stay on the primary (default $SVC_DATABASE_REPLICA_URLS)")
+	fs.DurationVar(&c.ReplicaMaxLag, "database-replica-max-lag", e.duration("SVC_DATABASE_REPLICA_MAX_LAG", 10*time.Second),
+		"a read replica further behind its primary is skipped, reads going to the primary (env SVC_DATABASE_REPLICA_MAX_LAG)")
 	fs.StringVar(&c.RedisNamespace, "redis-namespace", env("SVC_REDIS_NAMESPACE", "svc"), "prefix of the rate-limit keys in Redis (env SVC_REDIS_NAMESPACE)")
 	fs.DurationVar(&c.RedisDeadline, "redis-deadline", e.duration("SVC_REDIS_DEADLINE", ratelimit.DefaultDeadline),
 		"longest wait for the rate-limit store before refusing with 503 (env SVC_REDIS_DEADLINE)")

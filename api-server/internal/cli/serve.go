@@ -122,11 +122,32 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 		return migrateHint(err)
 	}
 	defer st.Close()
+	var reads server.Store = st
+	if urls := c.replicaURLs(); len(urls) > 0 {
+		if !database.IsPostgres(db) {
+			return usageError{errors.New("--database-replica-urls needs a PostgreSQL primary")}
+		}
+		for i, u := range urls {
+			if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+				return usageError{fmt.Errorf("--database-replica-urls: URL %d is not postgres://…", i+1)}
+			}
+			urls[i] = withStatementTimeout(u, c.statementTimeout)
+		}
+		rt := store.NewRouted(ctx, st, store.ReplicaOptions{URLs: urls, MaxLag: c.ReplicaMaxLag,
+			Deadline: c.DBDeadline, MaxConns: c.DBMaxConns}, log)
+		defer rt.Close()
+		reads = rt
+		log.Info("snapshot reads go to read replicas when healthy", "replicas", len(urls), "max_lag", c.ReplicaMaxLag.String())
+	}
 
 	var lim ratelimit.Limiter
 	if c.RedisURL != "" {
 		r, err := ratelimit.NewRedis(c.RedisURL, c.RedisNamespace, c.RedisDeadline)
 		if err != nil {
+			return usageError{err}
+		}
+		if err := r.CheckMode(ctx); err != nil {
+			r.Close()
 			return usageError{err}
 		}
 		if err := r.Ping(ctx); err != nil {
@@ -148,7 +169,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	}
 	tls := c.TLSCert != ""
 	h, err := server.New(server.Config{
-		Keys: ks, Store: st, Limiter: lim, Limits: c.Limits,
+		Keys: ks, Store: reads, Limiter: lim, Limits: c.Limits,
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,

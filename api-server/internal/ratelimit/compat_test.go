@@ -30,7 +30,7 @@ func TestRedisMatchesRedisRate(t *testing.T) {
 	lim := ratelimit.PerMinute("key", 10)
 	res := make([]ratelimit.Result, 1)
 	for i := range 13 {
-		want, err := ref.Allow(t.Context(), ns+"-ref:key:k", redis_rate.Limit{Rate: 10, Burst: 10, Period: time.Minute})
+		want, err := ref.Allow(t.Context(), ns+"-ref:{key:k}:key:k", redis_rate.Limit{Rate: 10, Burst: 10, Period: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,8 +46,8 @@ func TestRedisMatchesRedisRate(t *testing.T) {
 			t.Fatalf("request %d: reset %s retry %s, redis_rate %s %s", i, got.ResetAfter, got.RetryAfter, want.ResetAfter, want.RetryAfter)
 		}
 		// The stored theoretical arrival times agree too.
-		a, _ := rdb.TTL(t.Context(), "rate:"+ns+":key:k").Result()
-		b, _ := rdb.TTL(t.Context(), "rate:"+ns+"-ref:key:k").Result()
+		a, _ := rdb.TTL(t.Context(), "rate:"+ns+":{key:k}:key:k").Result()
+		b, _ := rdb.TTL(t.Context(), "rate:"+ns+"-ref:{key:k}:key:k").Result()
 		if a != b {
 			t.Fatalf("request %d: ttl %s, redis_rate %s", i, a, b)
 		}
@@ -57,12 +57,9 @@ func TestRedisMatchesRedisRate(t *testing.T) {
 // TestGate: a refusing gate bucket stops the checks after it, in Redis and
 // in memory alike; the other buckets are untouched.
 func TestGate(t *testing.T) {
-	red, err := ratelimit.NewRedis(testenv.RedisURL(t), testenv.Namespace(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer red.Close()
-	for name, l := range map[string]ratelimit.Limiter{"memory": ratelimit.NewMemory(nil), "redis": red} {
+	stores := redisStores(t)
+	stores["memory"] = ratelimit.NewMemory(nil)
+	for name, l := range stores {
 		ip, key := ratelimit.PerMinute("ip", 2), ratelimit.PerMinute("key", 5)
 		checks := []ratelimit.Check{{Limit: ip, Key: "ip:1", Gate: true}, {Limit: key, Key: "key:k"}}
 		res := make([]ratelimit.Result, 2)

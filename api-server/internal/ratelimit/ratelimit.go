@@ -30,6 +30,11 @@ func PerMinute(name string, rate int) Limit {
 type Check struct {
 	Limit Limit
 	Key   string // e.g. "key:<key id>"; the limiter adds its namespace
+	// Group names the buckets that must be charged together, all or
+	// nothing, even on a Redis Cluster: the checks of one group live in
+	// one slot (Group is their hash tag). Empty: the bucket is a group of
+	// its own. Checks of one group must be next to each other.
+	Group string
 	// Gate: when this bucket refuses, the checks after it are not taken
 	// (their buckets are untouched and their results left zero), as if the
 	// request had stopped there.
@@ -53,7 +58,11 @@ type Limiter interface {
 	// all or nothing: when any bucket refuses, no bucket is charged (the
 	// results of the others say what they would have allowed). All the
 	// checks of a call see the same instant. Any store failure, including a
-	// missed deadline, wraps ErrUnavailable.
+	// missed deadline, wraps ErrUnavailable. On a Redis Cluster each group
+	// of checks (Check.Group) is charged all or nothing and sees its own
+	// instant; the charges of earlier groups are given back when a later
+	// one refuses (Redis states the bound this leaves), and the groups after
+	// a refusing one are not taken (their results are left zero).
 	Allow(ctx context.Context, checks []Check, results []Result) error
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

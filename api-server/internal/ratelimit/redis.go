@@ -2,9 +2,12 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,14 +18,29 @@ import (
 const DefaultDeadline = 250 * time.Millisecond
 
 // Redis is the shared limiter: redis_rate's GCRA, one bucket key per check,
-// "rate:<namespace>:<key>" (the keys and values redis_rate v10 uses, so the
-// two can share buckets).
+// "rate:<namespace>:{<group>}:<key>" (redis_rate v10's values; the braces
+// are a Redis Cluster hash tag), on a single node, a Sentinel-managed
+// primary or a Redis Cluster (see NewRedis for the URL forms).
 //
 // All the checks of a request are taken by one script (allowChecks), in
-// one round trip: redis_rate runs a script per bucket, which made the
-// per-IP, per-key and per-organization checks three round trips.
+// one round trip, on a single node or under Sentinel: redis_rate runs a
+// script per bucket, which made the per-IP, per-key and per-organization
+// checks three round trips.
+//
+// On a Cluster a script may only touch keys of one slot, so the checks are
+// taken one group at a time (Check.Group is the hash tag: the server puts a
+// key's bucket with its organization's, and the IP's apart), in order, each
+// group by the same script, all or nothing within the group. When a later
+// group refuses (or fails), the charges of the earlier groups are given back
+// (refundChecks). The split's largest error, stated in the README
+// ("Production") and tested: no over-admission; an under-admission of at
+// most one request per concurrent request refused by a later group, for the
+// one round trip between the charge and its refund, and, when the refund
+// itself fails (the earlier group's node just went down), one request per
+// such failure until the bucket drains (one emission interval).
 type Redis struct {
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
+	cluster  bool
 	ns       string
 	deadline time.Duration
 }
@@ -106,40 +124,184 @@ end
 return out
 `)
 
-// NewRedis connects lazily to the Redis at rawURL ("redis://…" or
-// "rediss://…"). Every call is bounded by deadline (DefaultDeadline if 0);
-// connections are not retried, so that a failing store fails fast.
+// refundChecks gives back one request to every bucket of KEYS (ARGV: the
+// emission interval in seconds of each), undoing a charge of allowChecks: the
+// theoretical arrival time moves back one interval, never before now (a
+// bucket that has drained since needs nothing back).
+var refundChecks = redis.NewScript(`
+redis.replicate_commands()
+local jan_1_2017 = 1483228800
+local now = redis.call("TIME")
+now = (now[1] - jan_1_2017) + (now[2] / 1000000)
+for i = 1, #KEYS do
+  local tat = redis.call("GET", KEYS[i])
+  if tat then
+    local new_tat = tonumber(tat) - tonumber(ARGV[i])
+    if new_tat > now then
+      redis.call("SET", KEYS[i], new_tat, "EX", math.ceil(new_tat - now))
+    else
+      redis.call("DEL", KEYS[i])
+    end
+  end
+end
+return 0
+`)
+
+// NewRedis connects lazily to the Redis named by rawURL, in one of three
+// forms, each read by go-redis's own parser:
+//
+//   - a single node: redis://[user:password@]host:port/db, or rediss:// for
+//     TLS (redis.ParseURL);
+//   - Sentinel: redis://[user:password@]sentinel1:port/db?master_name=NAME
+//     &addr=sentinel2:port&addr=… (redis.ParseFailoverURL; the user and
+//     password are the sentinels', the primary's are ?username= and
+//     ?password=);
+//   - Cluster: redis://[user:password@]node1:port?addr=node2:port&addr=…,
+//     at least one addr= besides the host (redis.ParseClusterURL; the nodes
+//     are seeds: the client learns the others from CLUSTER SLOTS).
+//
+// master_name chooses Sentinel, an addr= parameter without it chooses
+// Cluster; anything else is a single node. Every call is bounded by deadline
+// (DefaultDeadline if 0); commands are not retried, so that a failing store
+// fails fast (a Cluster still follows MOVED and ASK redirections).
 func NewRedis(rawURL, namespace string, deadline time.Duration) (*Redis, error) {
-	opt, err := redis.ParseURL(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
 	if deadline <= 0 {
 		deadline = DefaultDeadline
 	}
-	opt.DialTimeout = deadline
-	opt.ReadTimeout = deadline
-	opt.WriteTimeout = deadline
-	opt.PoolTimeout = deadline
-	opt.ContextTimeoutEnabled = true
-	opt.MaxRetries = -1
-	opt.DisableIdentity = true
-	rdb := redis.NewClient(opt)
-	return &Redis{rdb: rdb, ns: namespace, deadline: deadline}, nil
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, errors.New("redis url: not a URL") // never echo it: it may hold a password
+	}
+	q := u.Query()
+	r := &Redis{ns: namespace, deadline: deadline}
+	switch {
+	case q.Has("master_name"):
+		opt, err := redis.ParseFailoverURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("redis sentinel url: %w", err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = deadline, deadline, deadline, deadline
+		opt.ContextTimeoutEnabled = true
+		opt.MaxRetries = -1
+		opt.DisableIdentity = true
+		r.rdb = redis.NewFailoverClient(opt)
+	case q.Has("addr"):
+		opt, err := redis.ParseClusterURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("redis cluster url: %w", err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = deadline, deadline, deadline, deadline
+		opt.ContextTimeoutEnabled = true
+		opt.MaxRetries = -1
+		opt.DisableIdentity = true
+		r.rdb, r.cluster = redis.NewClusterClient(opt), true
+	default:
+		opt, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("redis url: %w", err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = deadline, deadline, deadline, deadline
+		opt.ContextTimeoutEnabled = true
+		opt.MaxRetries = -1
+		opt.DisableIdentity = true
+		r.rdb = redis.NewClient(opt)
+	}
+	return r, nil
 }
 
-// Allow implements Limiter: one script, one round trip for all the checks.
+// Client returns the go-redis client (a *redis.Client or a
+// *redis.ClusterClient), for instrumentation such as metrics collectors.
+func (r *Redis) Client() redis.UniversalClient { return r.rdb }
+
+// Cluster reports whether the store is a Redis Cluster.
+func (r *Redis) Cluster() bool { return r.cluster }
+
+// bucketKey is the Redis key of a check's bucket. The hash tag is the
+// check's group (its own key when it has none), so that every bucket of a
+// group lives in one Cluster slot.
+func (r *Redis) bucketKey(c Check) string {
+	g := c.Group
+	if g == "" {
+		g = c.Key
+	}
+	return keyPrefix + r.ns + ":{" + g + "}:" + c.Key
+}
+
+// Allow implements Limiter: one script, one round trip for all the checks;
+// on a Cluster one script per group of checks (see Redis).
 func (r *Redis) Allow(ctx context.Context, checks []Check, results []Result) error {
 	if len(checks) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.deadline)
 	defer cancel()
+	if !r.cluster {
+		_, _, err := r.run(ctx, checks, results)
+		return err
+	}
+	done := 0 // checks charged by the groups before the current one
+	for done < len(checks) {
+		tag := checks[done].tag()
+		end := done + 1
+		for end < len(checks) && checks[end].tag() == tag {
+			end++
+		}
+		n, refused, err := r.run(ctx, checks[done:end], results[done:end])
+		if err != nil || refused {
+			r.refund(ctx, checks[:done])
+			if err == nil && n < end-done { // a gate refused: the rest is untouched
+				clear(results[done+n : len(checks)])
+			} else if err == nil {
+				clear(results[end:len(checks)])
+			}
+			return err
+		}
+		done = end
+	}
+	return nil
+}
+
+// tag is the check's hash tag: its group, or its own key.
+func (c Check) tag() string {
+	if c.Group != "" {
+		return c.Group
+	}
+	return c.Key
+}
+
+// refund gives back the charges of checks (an earlier group, when a later
+// one refused or failed), on their own deadline: the caller's may be spent.
+// A failure is not reported: the request is refused either way, and the
+// charge drains with its bucket (the bound stated on Redis).
+func (r *Redis) refund(ctx context.Context, checks []Check) {
+	for i := 0; i < len(checks); {
+		tag := checks[i].tag()
+		end := i + 1
+		for end < len(checks) && checks[end].tag() == tag {
+			end++
+		}
+		var keysBuf [4]string
+		var argsBuf [4]any
+		keys, args := keysBuf[:0], argsBuf[:0]
+		for _, c := range checks[i:end] {
+			keys = append(keys, r.bucketKey(c))
+			args = append(args, c.Limit.Period.Seconds()/float64(c.Limit.Rate))
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.deadline)
+		_ = refundChecks.Run(rctx, r.rdb, keys, args...).Err()
+		cancel()
+		i = end
+	}
+}
+
+// run takes checks with one script, filling results, and returns how many
+// results it filled and whether a bucket refused.
+func (r *Redis) run(ctx context.Context, checks []Check, results []Result) (int, bool, error) {
 	var keysBuf [4]string
 	var argsBuf [16]any
 	keys, args := keysBuf[:0], argsBuf[:0]
 	for _, c := range checks {
-		keys = append(keys, keyPrefix+r.ns+":"+c.Key)
+		keys = append(keys, r.bucketKey(c))
 		gate := "0"
 		if c.Gate {
 			gate = "1"
@@ -149,30 +311,32 @@ func (r *Redis) Allow(ctx context.Context, checks []Check, results []Result) err
 	}
 	v, err := allowChecks.Run(ctx, r.rdb, keys, args...).Slice()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return 0, false, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if len(v)%4 != 0 || len(v)/4 > len(checks) || len(v) == 0 {
-		return fmt.Errorf("%w: unexpected script reply of %d values", ErrUnavailable, len(v))
+		return 0, false, fmt.Errorf("%w: unexpected script reply of %d values", ErrUnavailable, len(v))
 	}
 	n := len(v) / 4
+	refused := false
 	for i := range n {
 		allowed, ok1 := v[i*4].(int64)
 		remaining, ok2 := v[i*4+1].(int64)
 		retryS, ok3 := v[i*4+2].(string)
 		resetS, ok4 := v[i*4+3].(string)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, v)
+			return 0, false, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, v)
 		}
 		retry, err1 := strconv.ParseFloat(retryS, 64)
 		reset, err2 := strconv.ParseFloat(resetS, 64)
 		if err1 != nil || err2 != nil {
-			return fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, v)
+			return 0, false, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, v)
 		}
 		results[i] = Result{Limit: checks[i].Limit, Allowed: allowed > 0, Remaining: int(remaining),
 			ResetAfter: dur(reset), RetryAfter: max(dur(retry), 0)}
+		refused = refused || allowed == 0
 	}
 	clear(results[n:len(checks)])
-	return nil
+	return n, refused, nil
 }
 
 // dur is redis_rate's conversion of the script's seconds.
@@ -187,7 +351,17 @@ func dur(f float64) time.Duration {
 func (r *Redis) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.deadline)
 	defer cancel()
-	if err := r.rdb.Ping(ctx).Err(); err != nil {
+	var err error
+	if c, ok := r.rdb.(*redis.ClusterClient); ok {
+		// Every master: a Cluster with one master down refuses the requests
+		// whose buckets hash to it.
+		err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			return n.Ping(ctx).Err()
+		})
+	} else {
+		err = r.rdb.Ping(ctx).Err()
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return nil
@@ -224,4 +398,75 @@ func (a *slogAdapter) Printf(ctx context.Context, format string, v ...any) {
 	a.last, a.held = now, 0
 	a.mu.Unlock()
 	a.log.WarnContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...), "held_back", held)
+}
+
+// Probe takes a real limiter request (the script, a write) on every master
+// of a Cluster, or on the single node: /readyz fails when any part of the
+// store cannot serve the buckets that hash to it. On a Cluster it asks for
+// the slot ranges and for the slots of candidate keys, to find one key per
+// master.
+func (r *Redis) Probe(ctx context.Context) error {
+	ready := PerMinute("ready", 1_000_000)
+	res := make([]Result, 1)
+	if !r.cluster {
+		return r.Allow(ctx, []Check{{Limit: ready, Key: "ready"}}, res)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.deadline)
+	defer cancel()
+	slots, err := r.rdb.ClusterSlots(ctx).Result()
+	if err != nil {
+		return fmt.Errorf("%w: cluster slots: %w", ErrUnavailable, err)
+	}
+	const candidates = 256
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, candidates)
+	for i := range cmds {
+		cmds[i] = pipe.ClusterKeySlot(ctx, "ready-"+strconv.Itoa(i))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("%w: cluster keyslot: %w", ErrUnavailable, err)
+	}
+	var checks []Check
+	for _, s := range slots {
+		found := false
+		for i, c := range cmds {
+			if sl := int(c.Val()); sl >= s.Start && sl <= s.End {
+				checks = append(checks, Check{Limit: ready, Key: "ready-" + strconv.Itoa(i)})
+				found = true
+				break
+			}
+		}
+		if !found { // a tiny slot range no candidate hashes to: at least ping
+			// the cluster (ForEachMaster in Ping)
+			if err := r.Ping(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	res = make([]Result, len(checks))
+	return r.Allow(ctx, checks, res)
+}
+
+// ErrClusterNode reports a single-node URL that names a node of a Redis
+// Cluster: each request's buckets span slots, so every request would fail.
+var ErrClusterNode = errors.New("the Redis at --redis-url is a node of a Redis Cluster: name it in the Cluster form, redis://node1:port?addr=node2:port&addr=node3:port")
+
+// CheckMode reports ErrClusterNode when the URL's form (single node) does
+// not match the server (a Cluster node). A store that does not answer is
+// not an error here (requests fail closed until it does).
+func (r *Redis) CheckMode(ctx context.Context) error {
+	c, ok := r.rdb.(*redis.Client)
+	if !ok || r.cluster {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.deadline)
+	defer cancel()
+	info, err := c.Info(ctx, "cluster").Result()
+	if err != nil {
+		return nil
+	}
+	if strings.Contains(info, "cluster_enabled:1") {
+		return ErrClusterNode
+	}
+	return nil
 }

@@ -20,6 +20,12 @@ const readyTTL = time.Second
 // rate reaches.
 var readyLimit = ratelimit.PerMinute("ready", 1_000_000)
 
+// prober is a limiter that checks itself with real requests on every part
+// of its store (ratelimit.Redis: every master of a Cluster).
+type prober interface {
+	Probe(ctx context.Context) error
+}
+
 // readiness is the last check of the dependencies. One caller at a time
 // refreshes it, the others wait for that check instead of making their own.
 type readiness struct {
@@ -49,7 +55,13 @@ func (r *readiness) get(ctx context.Context, s *Server) readyResult {
 	}
 	cancel()
 	var lr [1]ratelimit.Result
-	if err := s.limiter.Allow(ctx, []ratelimit.Check{{Limit: readyLimit, Key: "ready"}}, lr[:]); err != nil {
+	var lerr error
+	if p, ok := s.limiter.(prober); ok {
+		lerr = p.Probe(ctx) // a Redis Cluster: a request on every master
+	} else {
+		lerr = s.limiter.Allow(ctx, []ratelimit.Check{{Limit: readyLimit, Key: "ready"}}, lr[:])
+	}
+	if lerr != nil {
 		res.ok, res.limiter = false, "unavailable"
 	}
 	r.readyResult, r.at = res, time.Now()

@@ -45,6 +45,12 @@ type Store interface {
 	Ping(ctx context.Context) error
 }
 
+// replicaStatus is a Store with read replicas (*store.Routed): /readyz
+// shows their state and lag.
+type replicaStatus interface {
+	Status() []store.ReplicaStatus
+}
+
 // Limits are the requests per minute of each bucket (SPEC §8 by default).
 type Limits struct {
 	KeyPerMinute int
@@ -471,8 +477,11 @@ func (s *Server) protect(c *gin.Context) {
 	checks := append(checksBuf[:0], ratelimit.Check{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true})
 	if authErr == nil {
 		checks = append(checks,
-			ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID},
-			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID})
+			// One group (one Cluster slot): a key's bucket and its
+			// organization's are charged together, all or nothing, even on
+			// a Redis Cluster; the IP's is a group of its own.
+			ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID, Group: "org:" + p.OrganizationID},
+			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID, Group: "org:" + p.OrganizationID})
 	}
 	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
 		if !clientGone(ctx) {
@@ -703,6 +712,11 @@ func (s *Server) healthz(c *gin.Context) {
 func (s *Server) readyz(c *gin.Context) {
 	r := s.ready.get(c.Request.Context(), s)
 	checks := gin.H{"database": r.database, "rateLimitStore": r.limiter}
+	if rs, ok := s.store.(replicaStatus); ok {
+		// Detail only: reads fall back to the primary, so a replica that
+		// is down or lags does not make the replica unready.
+		checks["databaseReplicas"] = rs.Status()
+	}
 	if !r.ok {
 		c.Header("Retry-After", "1")
 		c.JSON(http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks})
