@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/gin-gonic/gin"
 )
 
 // readyTTL is how old a readiness check may be when /readyz answers from it.
@@ -164,4 +166,26 @@ func (b *breaker) succeeded() {
 	if b.inARow.Load() != 0 {
 		b.inARow.Store(0)
 	}
+}
+
+func (s *Server) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// readyz answers from a check at most readyTTL old (readiness), so that a
+// flood of probes costs the dependencies one check a second.
+func (s *Server) readyz(c *gin.Context) {
+	r := s.ready.get(c.Request.Context(), s)
+	checks := gin.H{"database": r.database, "rateLimitStore": r.limiter}
+	if rs, ok := s.store.(replicaStatus); ok {
+		// Detail only: reads fall back to the primary, so a replica that
+		// is down or lags does not make the replica unready.
+		checks["databaseReplicas"] = rs.Status()
+	}
+	if !r.ok {
+		c.Header("Retry-After", "1")
+		c.JSON(http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready", "checks": checks})
 }

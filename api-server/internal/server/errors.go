@@ -1,0 +1,86 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/gin-gonic/gin"
+)
+
+// errAccountNotFound: accountId names no account of the key's organization.
+var errAccountNotFound = errors.New("account not found")
+
+// errDatabase wraps a store failure.
+var errDatabase = errors.New("database unavailable")
+
+// handleError is the one place where errors become responses.
+func (s *Server) handleError(c *gin.Context, err error) {
+	if clientGone(c.Request.Context()) {
+		// The client went away (or the server is stopping): whatever failed
+		// failed because of that, not because a dependency did. Nobody reads
+		// the answer; the access log says 499 at info.
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
+	switch {
+	case errors.Is(err, keys.ErrUnauthenticated):
+		c.Header("WWW-Authenticate", `Bearer realm="svc"`)
+		s.fail(c, http.StatusUnauthorized, "missing, invalid, revoked or expired API key; send a valid key in the Authorization header (Bearer scheme)")
+	case errors.Is(err, keys.ErrIssuerNotAdmin):
+		s.fail(c, http.StatusForbidden, "the key's issuer is no longer an owner or administrator of the organization")
+	case errors.Is(err, keys.ErrScopeMissing):
+		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+scopeOf(c.FullPath())+")")
+	case errors.Is(err, errAccountNotFound):
+		s.fail(c, http.StatusNotFound, "account not found in the key's organization")
+	case errors.Is(err, ratelimit.ErrUnavailable):
+		state(c).depFail = true
+		s.failures.note(c.Request.Context(), s.log, "rate limit store unavailable", err, s.now())
+		s.fail(c, http.StatusServiceUnavailable, "the protection service (rate limiting) is unavailable; reads fail closed, try again later")
+	default:
+		state(c).depFail = true
+		s.failures.note(c.Request.Context(), s.log, "database unavailable", err, s.now())
+		s.fail(c, http.StatusServiceUnavailable, "the database is unavailable; reads fail closed, try again later")
+	}
+}
+
+// clientGone reports whether the request's own context has ended, or is
+// about to: a network deadline taken from it can fire a moment before the
+// context's timer does.
+func clientGone(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
+// statusClientClosed is nginx's 499: the client closed the request.
+const statusClientClosed = 499
+
+func scopeOf(path string) string {
+	switch strings.TrimPrefix(path, BasePath) {
+	case "/accounts":
+		return string(apikey.ScopeAccountsRead)
+	case "/campaigns":
+		return string(apikey.ScopeCampaignsRead)
+	}
+	return string(apikey.ScopeInsightsRead)
+}
+
+// fail writes the error body of SPEC §7 and stops the pipeline. A refusal
+// closes the connection (a client that is refused does not keep a socket
+// for the idle timeout), and a 503 says when to come back.
+func (s *Server) fail(c *gin.Context, status int, message any) {
+	h := c.Writer.Header()
+	h.Set("Connection", "close")
+	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", "1")
+	}
+	c.AbortWithStatusJSON(status, errorBody{StatusCode: status, Message: message})
+}

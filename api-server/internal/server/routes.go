@@ -1,0 +1,108 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/semaphore"
+)
+
+// New returns the API as an http.Handler.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Keys == nil || cfg.Store == nil || cfg.Limiter == nil {
+		return nil, errors.New("server: Keys, Store and Limiter are required")
+	}
+	l := cfg.Limits
+	if l == (Limits{}) {
+		l = DefaultLimits
+	}
+	if l.KeyPerMinute <= 0 || l.OrgPerMinute <= 0 || l.IPPerMinute <= 0 {
+		return nil, fmt.Errorf("server: every limit must be positive, got key %d, org %d, ip %d", l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	}
+	s := &Server{
+		keys: cfg.Keys, store: cfg.Store, limiter: cfg.Limiter,
+		keyLimit: ratelimit.PerMinute("key", l.KeyPerMinute),
+		orgLimit: ratelimit.PerMinute("org", l.OrgPerMinute),
+		ipLimit:  ratelimit.PerMinute("ip", l.IPPerMinute),
+		refusals: newIPRefusals(),
+		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
+		log: cfg.Logger, now: cfg.Now,
+		metrics: cfg.Metrics, tracer: cfg.Tracer,
+	}
+	s.downloadsSite = cfg.DownloadsSiteURL
+	s.instrument()
+	if cfg.MaxInFlight > 0 {
+		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
+	}
+	s.dbWait = cfg.DatabaseDeadline
+	if s.dbWait <= 0 {
+		s.dbWait = DefaultDatabaseDeadline
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("trusted proxies: %w", err)
+	}
+	// Only X-Forwarded-For, and only from a trusted proxy (gin's default
+	// also believes X-Real-IP); see README, "Behind a proxy".
+	r.RemoteIPHeaders = []string{"X-Forwarded-For"}
+	// 1. Request id, panic recovery, access log; headers on every response.
+	// Then what no path may receive (screen).
+	if s.metrics != nil || s.tracer != nil {
+		// First, so that the span and the metrics cover the whole answer
+		// (observe.go); not installed at all when both are off.
+		r.Use(s.observe)
+	}
+	r.Use(s.begin, s.accessLog, s.recover, s.headers, s.screen)
+	r.NoRoute(func(c *gin.Context) {
+		s.chargeIP(c)
+		s.fail(c, http.StatusNotFound, "no such endpoint; see "+BasePath+"/openapi.json")
+	})
+	r.NoMethod(func(c *gin.Context) {
+		s.chargeIP(c)
+		c.Header("Allow", "GET, HEAD")
+		s.fail(c, http.StatusMethodNotAllowed, "method not allowed: this API is read-only and accepts GET and HEAD only")
+	})
+
+	// get registers h for GET and HEAD (RFC 9110 §9.3.2: HEAD wherever GET
+	// works; net/http drops the body of a HEAD answer).
+	get := func(g gin.IRoutes, path string, h ...gin.HandlerFunc) {
+		g.GET(path, h...)
+		g.HEAD(path, h...)
+	}
+	get(r, "/healthz", s.healthz)
+	get(r, "/readyz", s.readyz)
+	get(r, BasePath+"/openapi.json", s.openAPI)
+	if s.downloads != "" {
+		get(r, "/developers/", s.downloadsIndex)
+		get(r, "/developers/:file", s.downloadFile)
+	}
+
+	api := r.Group(BasePath,
+		s.guard,   // 2. credentials in the query, organization overrides, ambiguous headers → 400
+		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401; 5. per-key and per-organization limits → 429
+		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
+	)
+	// 6. issuer and scope → 403; then 7–9 in the handler.
+	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
+	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
+	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
+	return r, nil
+}
