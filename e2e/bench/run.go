@@ -109,6 +109,7 @@ type results struct {
 	HelpMS    float64                          `json:"svc_help_ms"`
 	AccountMS float64                          `json:"svc_accounts_json_ms"`
 	MCP       mcpResult                        `json:"mcp"`
+	Targets   []targetResult                   `json:"targets"`
 	Notes     []string                         `json:"notes"`
 }
 
