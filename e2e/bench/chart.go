@@ -48,8 +48,21 @@ func endpointLabel(ep string) string {
 	return strings.TrimPrefix(strings.ReplaceAll(ep, "/insights offset ", "insights @"), "/")
 }
 
-func latencyPlot(res *results, sizes []int) (*plot.Plot, error) {
+// newPlot is a plot with type large enough to read on the 2016×672 image.
+func newPlot() *plot.Plot {
 	p := plot.New()
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Title.Padding = vg.Points(6)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(12)
+		a.Tick.Label.Font.Size = vg.Points(11)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(11)
+	return p
+}
+
+func latencyPlot(res *results, sizes []int) (*plot.Plot, error) {
+	p := newPlot()
 	p.Title.Text = "/insights latency against table size (svc-api)"
 	p.X.Label.Text = "insight rows"
 	p.Y.Label.Text = "latency (ms)"
@@ -105,7 +118,7 @@ func latencyPlot(res *results, sizes []int) (*plot.Plot, error) {
 }
 
 func rpsPlot(res *results) (*plot.Plot, error) {
-	p := plot.New()
+	p := newPlot()
 	p.Title.Text = fmt.Sprintf("req/s per endpoint at %d rows", res.Rows)
 	p.Y.Label.Text = "requests per second"
 	p.Y.Min = 0
@@ -135,8 +148,8 @@ func rpsPlot(res *results) (*plot.Plot, error) {
 }
 
 func cpuPlot(res *results) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "CPU per request by process (left bar baseline, right bar svc-api)"
+	p := newPlot()
+	p.Title.Text = "CPU per request by process (left bar: baseline, right: svc-api)"
 	p.Y.Label.Text = "CPU ms per request"
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
