@@ -3,218 +3,224 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
-	"math"
 	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// The chart is drawn with the standard library only: two panels, p50/p99
-// latency of /insights against table size (log scale), and req/s per
-// endpoint for the baseline and svc-api. Text uses a built-in 3×5 font.
-
-var glyphs = map[rune][5]string{
-	'0': {"###", "#.#", "#.#", "#.#", "###"}, '1': {".#.", "##.", ".#.", ".#.", "###"},
-	'2': {"###", "..#", "###", "#..", "###"}, '3': {"###", "..#", ".##", "..#", "###"},
-	'4': {"#.#", "#.#", "###", "..#", "..#"}, '5': {"###", "#..", "###", "..#", "###"},
-	'6': {"###", "#..", "###", "#.#", "###"}, '7': {"###", "..#", ".#.", ".#.", ".#."},
-	'8': {"###", "#.#", "###", "#.#", "###"}, '9': {"###", "#.#", "###", "..#", "###"},
-	'A': {".#.", "#.#", "###", "#.#", "#.#"}, 'B': {"##.", "#.#", "##.", "#.#", "##."},
-	'C': {".##", "#..", "#..", "#..", ".##"}, 'D': {"##.", "#.#", "#.#", "#.#", "##."},
-	'E': {"###", "#..", "##.", "#..", "###"}, 'F': {"###", "#..", "##.", "#..", "#.."},
-	'G': {".##", "#..", "#.#", "#.#", ".##"}, 'H': {"#.#", "#.#", "###", "#.#", "#.#"},
-	'I': {"###", ".#.", ".#.", ".#.", "###"}, 'J': {"..#", "..#", "..#", "#.#", ".#."},
-	'K': {"#.#", "#.#", "##.", "#.#", "#.#"}, 'L': {"#..", "#..", "#..", "#..", "###"},
-	'M': {"#.#", "###", "###", "#.#", "#.#"}, 'N': {"##.", "#.#", "#.#", "#.#", "#.#"},
-	'O': {".#.", "#.#", "#.#", "#.#", ".#."}, 'P': {"##.", "#.#", "##.", "#..", "#.."},
-	'Q': {".#.", "#.#", "#.#", "##.", ".##"}, 'R': {"##.", "#.#", "##.", "#.#", "#.#"},
-	'S': {".##", "#..", ".#.", "..#", "##."}, 'T': {"###", ".#.", ".#.", ".#.", ".#."},
-	'U': {"#.#", "#.#", "#.#", "#.#", "###"}, 'V': {"#.#", "#.#", "#.#", "#.#", ".#."},
-	'W': {"#.#", "#.#", "###", "###", "#.#"}, 'X': {"#.#", "#.#", ".#.", "#.#", "#.#"},
-	'Y': {"#.#", "#.#", ".#.", ".#.", ".#."}, 'Z': {"###", "..#", ".#.", "#..", "###"},
-	'/': {"..#", "..#", ".#.", "#..", "#.."}, '.': {"...", "...", "...", "...", ".#."},
-	'-': {"...", "...", "###", "...", "..."}, ':': {"...", ".#.", "...", ".#.", "..."},
-	'(': {".#.", "#..", "#..", "#..", ".#."}, ')': {".#.", "..#", "..#", "..#", ".#."},
-	'=': {"...", "###", "...", "###", "..."}, ',': {"...", "...", "...", ".#.", "#.."},
-	'%': {"#.#", "..#", ".#.", "#..", "#.#"}, '+': {"...", ".#.", "###", ".#.", "..."},
-	' ': {"...", "...", "...", "...", "..."},
-}
-
-type canvas struct{ *image.RGBA }
-
-func (c canvas) text(x, y, scale int, s string, col color.Color) {
-	for _, r := range strings.ToUpper(s) {
-		g, ok := glyphs[r]
-		if !ok {
-			g = glyphs[' ']
-		}
-		for gy, row := range g {
-			for gx, p := range row {
-				if p == '#' {
-					c.rect(x+gx*scale, y+gy*scale, scale, scale, col)
-				}
-			}
-		}
-		x += 4 * scale
-	}
-}
-
-func textWidth(s string, scale int) int { return len([]rune(s)) * 4 * scale }
-
-func (c canvas) rect(x, y, w, h int, col color.Color) {
-	for j := y; j < y+h; j++ {
-		for i := x; i < x+w; i++ {
-			c.Set(i, j, col)
-		}
-	}
-}
-
-func (c canvas) line(x0, y0, x1, y1, width int, col color.Color) {
-	n := max(abs(x1-x0), abs(y1-y0), 1)
-	for i := 0; i <= n; i++ {
-		x := x0 + (x1-x0)*i/n
-		y := y0 + (y1-y0)*i/n
-		c.rect(x-width/2, y-width/2, width, width, col)
-	}
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
+// The chart (gonum.org/v1/plot) has three panels: p50/p99 latency of
+// /insights against table size (log scale), req/s per endpoint for the
+// baseline and svc-api at the main size, and the CPU one request of each
+// endpoint costs, by process, for both.
 
 var (
-	colBlack = color.RGBA{30, 30, 30, 255}
-	colGrid  = color.RGBA{225, 225, 225, 255}
-	colBase  = color.RGBA{150, 150, 150, 255}
-	colSvc   = color.RGBA{31, 119, 180, 255}
-	colSvc2  = color.RGBA{255, 127, 14, 255}
+	colBase = color.RGBA{150, 150, 150, 255}
+	colSvc  = color.RGBA{31, 119, 180, 255}
+	colSvc2 = color.RGBA{255, 127, 14, 255}
+	// CPU by process: svc-api's shade, the baseline's lighter tint.
+	colCPU = map[string][2]color.Color{
+		"server":     {color.RGBA{31, 119, 180, 255}, color.RGBA{158, 202, 225, 255}},
+		"PostgreSQL": {color.RGBA{44, 160, 44, 255}, color.RGBA{161, 217, 155, 255}},
+		"Redis":      {color.RGBA{214, 39, 40, 255}, color.RGBA{252, 174, 145, 255}},
+	}
 )
 
-// niceMax rounds v up to 1, 2 or 5 × a power of ten.
-func niceMax(v float64) float64 {
-	if v <= 0 {
-		return 1
+// rowsLabel writes a table size as 10k, 1M, 10M.
+func rowsLabel(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
 	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
+	return fmt.Sprint(n)
 }
 
-func chart(res *results, sizes []int) ([]byte, error) {
-	const W, H = 1400, 620
-	c := canvas{image.NewRGBA(image.Rect(0, 0, W, H))}
-	c.rect(0, 0, W, H, color.White)
-	c.text(20, 15, 3, fmt.Sprintf("SVC-API BENCHMARK  %d CPUS  C=%d  %d ROWS", res.CPUs, res.Conns, res.Rows), colBlack)
+// endpointLabel shortens an endpoint's name for an axis.
+func endpointLabel(ep string) string {
+	return strings.TrimPrefix(strings.ReplaceAll(ep, "/insights offset ", "insights @"), "/")
+}
 
-	// Left panel: latency against table size.
-	px, py, pw, ph := 90, 90, 520, 420
-	c.text(px, py-30, 2, "/INSIGHTS LATENCY (MS) VS TABLE ROWS", colBlack)
-	var maxLat float64
+// newPlot is a plot with type large enough to read on the 2016×672 image.
+func newPlot() *plot.Plot {
+	p := plot.New()
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Title.Padding = vg.Points(6)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(12)
+		a.Tick.Label.Font.Size = vg.Points(11)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(11)
+	return p
+}
+
+func latencyPlot(res *results, sizes []int) (*plot.Plot, error) {
+	p := newPlot()
+	p.Title.Text = "/insights latency against table size (svc-api)"
+	p.X.Label.Text = "insight rows"
+	p.Y.Label.Text = "latency (ms)"
+	if len(sizes) > 1 {
+		p.X.Scale = plot.LogScale{}
+	}
+	var ticks plot.ConstantTicks
 	for _, n := range sizes {
-		for _, r := range res.Scale[n] {
-			maxLat = max(maxLat, r.P99)
-		}
+		ticks = append(ticks, plot.Tick{Value: float64(n), Label: rowsLabel(n)})
 	}
-	maxLat = niceMax(maxLat)
-	for i := 0; i <= 5; i++ {
-		y := py + ph - ph*i/5
-		c.line(px, y, px+pw, y, 1, colGrid)
-		c.text(px-60, y-5, 2, fmt.Sprintf("%g", maxLat*float64(i)/5), colBlack)
-	}
-	c.line(px, py, px, py+ph, 2, colBlack)
-	c.line(px, py+ph, px+pw, py+ph, 2, colBlack)
-	xOf := func(n int) int {
-		if len(sizes) < 2 {
-			return px + pw/2
-		}
-		lo, hi := math.Log10(float64(sizes[0])), math.Log10(float64(sizes[len(sizes)-1]))
-		return px + 20 + int(float64(pw-40)*(math.Log10(float64(n))-lo)/(hi-lo))
-	}
-	for _, n := range sizes {
-		label := fmt.Sprintf("%d", n)
-		c.text(xOf(n)-textWidth(label, 2)/2, py+ph+10, 2, label, colBlack)
-	}
-	series := []struct {
+	p.X.Tick.Marker = ticks
+	p.Y.Min = 0
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	for _, s := range []struct {
 		ep   string
 		p99  bool
 		col  color.Color
 		name string
 	}{
-		{"/insights offset 0", false, colSvc, "OFFSET 0 P50"}, {"/insights offset 0", true, colSvc, "OFFSET 0 P99"},
-		{"/insights offset 10000", false, colSvc2, "OFFSET 10000 P50"}, {"/insights offset 10000", true, colSvc2, "OFFSET 10000 P99"},
-	}
-	for si, s := range series {
-		width := 4
-		if s.p99 {
-			width = 2
-		}
-		var lx, ly int
-		for i, n := range sizes {
-			r := res.Scale[n][s.ep]
+		{"/insights offset 0", false, colSvc, "offset 0 p50"}, {"/insights offset 0", true, colSvc, "offset 0 p99"},
+		{"/insights offset 10000", false, colSvc2, "offset 10000 p50"}, {"/insights offset 10000", true, colSvc2, "offset 10000 p99"},
+	} {
+		var xys plotter.XYs
+		for _, n := range sizes {
+			r, ok := res.Scale[n][s.ep]
+			if !ok {
+				continue
+			}
 			v := r.P50
 			if s.p99 {
 				v = r.P99
 			}
-			x, y := xOf(n), py+ph-int(float64(ph)*v/maxLat)
-			c.rect(x-4, y-4, 9, 9, s.col)
-			if i > 0 {
-				c.line(lx, ly, x, y, width, s.col)
-			}
-			lx, ly = x, y
+			xys = append(xys, plotter.XY{X: float64(n), Y: v})
 		}
-		c.line(px+10, py+ph+45+si*18, px+40, py+ph+45+si*18, width, s.col)
-		c.text(px+50, py+ph+40+si*18, 2, s.name, colBlack)
+		if len(xys) == 0 {
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, pts.Color, l.Width = s.col, s.col, vg.Points(2)
+		pts.Shape = draw.CircleGlyph{}
+		if s.p99 {
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
+		p.Add(l, pts)
+		p.Legend.Add(s.name, l, pts)
 	}
+	p.Y.Max *= 1.4 // room for the legend
+	return p, nil
+}
 
-	// Right panel: req/s per endpoint.
-	qx, qy, qw, qh := 760, 90, 600, 420
-	c.text(qx, qy-30, 2, fmt.Sprintf("REQ/S PER ENDPOINT AT %d ROWS", res.Rows), colBlack)
-	var maxRPS float64
-	for _, m := range res.Main {
-		for _, r := range m {
-			maxRPS = max(maxRPS, r.RPS)
+func rpsPlot(res *results) (*plot.Plot, error) {
+	p := newPlot()
+	p.Title.Text = fmt.Sprintf("req/s per endpoint at %d rows", res.Rows)
+	p.Y.Label.Text = "requests per second"
+	p.Y.Min = 0
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	w := vg.Points(22)
+	for i, srv := range []struct {
+		name, label string
+		col         color.Color
+	}{{"baseline", "baseline (net/http + pgx, no auth)", colBase}, {"svc-api", "svc-api (full pipeline)", colSvc}} {
+		var vs plotter.Values
+		for _, ep := range res.Order {
+			vs = append(vs, res.Main[srv.name][ep].RPS)
 		}
-	}
-	maxRPS = niceMax(maxRPS)
-	for i := 0; i <= 5; i++ {
-		y := qy + qh - qh*i/5
-		c.line(qx, y, qx+qw, y, 1, colGrid)
-		c.text(qx-70, y-5, 2, fmt.Sprintf("%g", maxRPS*float64(i)/5), colBlack)
-	}
-	c.line(qx, qy, qx, qy+qh, 2, colBlack)
-	c.line(qx, qy+qh, qx+qw, qy+qh, 2, colBlack)
-	n := max(len(res.Order), 1)
-	slot := qw / n
-	for i, ep := range res.Order {
-		x := qx + i*slot + slot/6
-		bw := slot / 3
-		for j, srv := range []string{"baseline", "svc-api"} {
-			v := res.Main[srv][ep].RPS
-			h := int(float64(qh) * v / maxRPS)
-			col := colBase
-			if srv == "svc-api" {
-				col = colSvc
-			}
-			c.rect(x+j*bw, qy+qh-h, bw-2, h, col)
+		b, err := plotter.NewBarChart(vs, w)
+		if err != nil {
+			return nil, err
 		}
-		label := strings.TrimPrefix(strings.ReplaceAll(ep, "/insights offset ", "INS "), "/")
-		c.text(qx+i*slot+slot/2-textWidth(label, 2)/2, qy+qh+10, 2, label, colBlack)
+		b.Color, b.LineStyle.Width = srv.col, 0
+		b.Offset = w * vg.Length(2*i-1) / 2
+		p.Add(b)
+		p.Legend.Add(srv.label, b)
 	}
-	c.rect(qx+10, qy+qh+40, 20, 12, colBase)
-	c.text(qx+40, qy+qh+40, 2, "BASELINE (NET/HTTP+PGX, NO AUTH)", colBlack)
-	c.rect(qx+10, qy+qh+60, 20, 12, colSvc)
-	c.text(qx+40, qy+qh+60, 2, "SVC-API (FULL PIPELINE)", colBlack)
+	p.NominalX(labels(res.Order)...)
+	p.Y.Max *= 1.2 // room for the legend
+	return p, nil
+}
 
+func cpuPlot(res *results) (*plot.Plot, error) {
+	p := newPlot()
+	p.Title.Text = "CPU per request by process (left bar: baseline, right: svc-api)"
+	p.Y.Label.Text = "CPU ms per request"
+	p.Y.Min = 0
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	w := vg.Points(22)
+	for i, srv := range []string{"baseline", "svc-api"} {
+		var below *plotter.BarChart
+		for _, proc := range []string{"server", "PostgreSQL", "Redis"} {
+			var vs plotter.Values
+			for _, ep := range res.Order {
+				c := res.Main[srv][ep].CPU
+				vs = append(vs, map[string]float64{"server": c.Server, "PostgreSQL": c.Postgres, "Redis": c.Redis}[proc])
+			}
+			b, err := plotter.NewBarChart(vs, w)
+			if err != nil {
+				return nil, err
+			}
+			b.Color, b.LineStyle.Width = colCPU[proc][i^1], 0
+			b.Offset = w * vg.Length(2*i-1) / 2
+			if below != nil {
+				b.StackOn(below)
+			}
+			below = b
+			p.Add(b)
+			name := fmt.Sprintf("%s (%s)", proc, srv)
+			if proc == "server" {
+				name = srv + " process"
+			}
+			p.Legend.Add(name, b)
+		}
+	}
+	p.NominalX(labels(res.Order)...)
+	p.Y.Max *= 1.5 // room for the legend
+	return p, nil
+}
+
+func labels(eps []string) []string {
+	out := make([]string, len(eps))
+	for i, ep := range eps {
+		out[i] = endpointLabel(ep)
+	}
+	return out
+}
+
+// chart draws the three panels side by side, under a title line, as PNG.
+func chart(res *results, sizes []int) ([]byte, error) {
+	lat, err := latencyPlot(res, sizes)
+	if err != nil {
+		return nil, err
+	}
+	rps, err := rpsPlot(res)
+	if err != nil {
+		return nil, err
+	}
+	cpu, err := cpuPlot(res)
+	if err != nil {
+		return nil, err
+	}
+	img := vgimg.NewWith(vgimg.UseWH(21*vg.Inch, 7*vg.Inch), vgimg.UseDPI(96))
+	dc := draw.New(img)
+	title := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 16), XAlign: draw.XCenter, YAlign: draw.YTop,
+		Handler: plot.DefaultTextHandler}
+	dc.FillText(title, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(8)},
+		fmt.Sprintf("svc-api benchmark %s: %d CPUs, wrk c=%d, %d rows", res.Started.Format("2006-01-02 15:04 MST"), res.CPUs, res.Conns, res.Rows))
+	tiles := draw.Tiles{Rows: 1, Cols: 3, PadTop: vg.Points(36), PadBottom: vg.Points(8), PadLeft: vg.Points(8),
+		PadRight: vg.Points(8), PadX: vg.Points(24)}
+	for i, c := range plot.Align([][]*plot.Plot{{lat, rps, cpu}}, tiles, dc)[0] {
+		[]*plot.Plot{lat, rps, cpu}[i].Draw(c)
+	}
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, c); err != nil {
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

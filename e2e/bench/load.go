@@ -135,6 +135,7 @@ type loadResult struct {
 	P99      float64 `json:"p99_ms"`
 	Requests int64   `json:"requests"`
 	Errors   int64   `json:"errors"` // non-2xx responses, socket errors and timeouts
+	CPU      cpuCost `json:"cpu"`    // CPU per request by process (setup.go measure)
 }
 
 var (

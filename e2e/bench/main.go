@@ -12,10 +12,16 @@
 //   - `svc-api serve` with PostgreSQL, Redis and the full pipeline, a real
 //     key, limits raised through its configuration.
 //
-// It prints a Markdown table with the targets of the performance issue
-// marked PASS or FAIL, and writes it with a JSON copy and a PNG chart under
-// bench/results/. Everything it starts it stops; the databases are dropped
-// unless BENCH_KEEP=1.
+// Around every measured load run it reads from /proc the CPU (utime+stime)
+// of the server under load, of the PostgreSQL backends connected to the
+// run's database and of the redis-server at BENCH_REDIS_URL's port, and
+// divides it by the run's requests: the CPU one request costs each process
+// (cpu.go). It prints a Markdown table (req/s, latency, CPU per request by
+// process) with the targets of issue 21 point 7 marked PASS, FAIL or NOT
+// RUN, and writes it with a JSON copy and a PNG chart (chart.go,
+// gonum.org/v1/plot) under bench/results/. Everything it starts it stops;
+// the databases are dropped unless BENCH_KEEP=1. Every mode (this one,
+// tracing.go, scale.go) sets up through setup.go.
 //
 // Settings (environment):
 //
@@ -28,6 +34,7 @@
 //	BENCH_REPEAT        measured runs per server and endpoint, alternating between the servers;
 //	                    the median run (by req/s) is reported (default 3)
 //	BENCH_CONNECTIONS   concurrency (default 64)
+//	BENCH_LOG_LEVEL     svc-api's SVC_LOG_LEVEL in the main run (default info)
 //	BENCH_KEEP=1        keep the databases
 //	BENCH_OUT           results directory (default <repo>/bench/results)
 //	BENCH_MODE          all (default: the HTTP runs, then the import run), http, or import

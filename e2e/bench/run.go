@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -114,6 +109,7 @@ type results struct {
 	HelpMS    float64                          `json:"svc_help_ms"`
 	AccountMS float64                          `json:"svc_accounts_json_ms"`
 	MCP       mcpResult                        `json:"mcp"`
+	Targets   []targetResult                   `json:"targets"`
 	Notes     []string                         `json:"notes"`
 }
 
@@ -124,50 +120,16 @@ type mcpResult struct {
 }
 
 func run() error {
-	s, err := loadSettings()
+	ctx, r, done, err := setUp("svc-bench-", []string{"wrk"}, "svc-api", "keys-admin", "svc")
+	defer done()
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	defer stopAll()
-	if _, err := exec.LookPath("wrk"); err != nil {
-		return fmt.Errorf("wrk is not installed (scripts/bench.sh installs it with apt-get)")
-	}
-	tmp, err := os.MkdirTemp("", "svc-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	runID := hex.EncodeToString(b[:])
-
-	fmt.Fprintf(os.Stderr, "bench: run %s, building binaries in %s\n", runID, tmp)
-	bins := map[string]string{}
-	for _, x := range []struct{ name, dir, pkg string }{
-		{"svc-api", "api-server", "./cmd/svc-api"},
-		{"keys-admin", "keys-admin", "./cmd/keys-admin"},
-		{"svc", "svc-cli", "./cmd/svc"},
-	} {
-		bin := filepath.Join(tmp, x.name)
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, x.pkg)
-		cmd.Dir = filepath.Join(s.root, x.dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %w\n%s", x.name, err, out)
-		}
-		bins[x.name] = bin
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-
+	s := r.s
 	host, _ := os.Hostname()
 	res := &results{Started: time.Now().UTC(), Host: host, CPUs: cpuCount(), Rows: s.rows, Duration: s.duration.String(), Repeat: s.repeat,
 		Conns: s.conns, GenTime: map[int]string{}, Main: map[string]map[string]loadResult{}, RSS: map[string]int64{},
 		Scale: map[int]map[string]loadResult{}}
-	today := time.Now().UTC().Truncate(24 * time.Hour)
 	sizes := append([]int(nil), s.scale...)
 	if !slices.Contains(sizes, s.rows) {
 		sizes = append(sizes, s.rows)
@@ -178,153 +140,78 @@ func run() error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := runSize(ctx, s, res, bins, self, tmp, runID, rows, today); err != nil {
+		if err := runSize(ctx, r, res, rows); err != nil {
 			return err
 		}
 	}
 
 	// CLI start-up and MCP overhead.
-	res.HelpMS = medianRun(21, func() error { return exec.CommandContext(ctx, bins["svc"], "--help").Run() })
+	res.HelpMS = medianRun(21, func() error { return exec.CommandContext(ctx, r.bins["svc"], "--help").Run() })
 	res.MCP = mcpBench(ctx, s.root)
 
-	if err := report(s, res); err != nil {
-		return err
-	}
-	return nil
+	return report(s, res)
 }
 
-// runSize creates, fills and measures the database of one table size.
-func runSize(ctx context.Context, s settings, res *results, bins map[string]string, self, tmp, runID string, rows int, today time.Time) error {
-	dbName := fmt.Sprintf("bench_%s_%d", runID, rows)
-	fmt.Fprintf(os.Stderr, "bench: %d rows: database %s\n", rows, dbName)
-	url, err := createDatabase(ctx, s.adminURL, dbName)
+// runSize creates, fills and measures the database of one table size: the
+// baseline (main size only) and svc-api.
+func runSize(ctx context.Context, r *rig, res *results, rows int) error {
+	db, drop, err := r.database(ctx, strconv.Itoa(rows), rows)
+	defer drop()
 	if err != nil {
 		return err
 	}
-	if !s.keep {
-		defer func() {
-			if err := dropDatabase(context.WithoutCancel(ctx), s.adminURL, dbName); err != nil {
-				fmt.Fprintf(os.Stderr, "bench: drop %s: %v\n", dbName, err)
-			}
-		}()
-	}
-	if out, err := exec.CommandContext(ctx, bins["svc-api"], "migrate", "--database-url", url).CombinedOutput(); err != nil {
-		return fmt.Errorf("migrate: %w\n%s", err, out)
-	}
-	t0 := time.Now()
-	if err := generate(ctx, url, rows, today); err != nil {
-		return fmt.Errorf("generate %d rows: %w", rows, err)
-	}
-	res.GenTime[rows] = time.Since(t0).Round(time.Second).String()
-	fmt.Fprintf(os.Stderr, "bench: %d rows generated in %s\n", rows, res.GenTime[rows])
-	keyOut, err := exec.CommandContext(ctx, bins["keys-admin"], "create", "--database-url", url, "--org", orgID(0),
-		"--user", ownerID(0), "--scopes", "accounts:read,campaigns:read,insights:read", "--expires-in-days", "7",
-		"--name", "bench").Output()
-	if err != nil {
-		return fmt.Errorf("keys-admin create: %w", err)
-	}
-	key := strings.TrimSpace(string(keyOut))
+	res.GenTime[rows] = db.generated.Round(time.Second).String()
 
-	main := rows == s.rows
-	eps := endpoints(today, 0, 10000)
+	main := rows == r.s.rows
+	eps := endpoints(r.today, 0, 10000)
 	if main {
-		eps = append(endpoints(today, 0, 5000, 10000), listEndpoints()...)
+		eps = append(endpoints(r.today, 0, 5000, 10000), listEndpoints()...)
 		res.Order = nil
 		for _, ep := range eps {
 			res.Order = append(res.Order, ep.Name)
 		}
 	}
-	// The servers measured: the baseline (main size only) and svc-api.
-	type target struct {
-		name, base, bearer string
-	}
-	var targets []target
-
-	var bp *proc
+	var servers []server
 	if main {
-		var stdout *bufio.Reader
-		var err error
-		bp, stdout, err = start(tmp, "baseline", nil, self, "baseline", "--database-url", url, "--org", orgID(0))
+		bp, err := r.startBaseline(ctx, db)
 		if err != nil {
 			return err
 		}
-		defer bp.stop()
-		addr, err := stdout.ReadString('\n')
-		if err != nil {
-			return fmt.Errorf("baseline did not start: %s", bp.tail())
-		}
-		base := "http://" + strings.TrimSpace(addr)
-		if err := waitReady(ctx, bp, base+"/healthz"); err != nil {
-			return err
-		}
-		targets = append(targets, target{"baseline", base, ""})
+		defer bp.p.stop()
+		servers = append(servers, bp)
 	}
-
-	// svc-api with the full pipeline: PostgreSQL, Redis, a real key; the
-	// limits raised so that the load is not refused.
-	port, err := freePort()
+	sp, err := r.startAPI(ctx, "svc-api", db)
 	if err != nil {
 		return err
 	}
-	listen := "127.0.0.1:" + strconv.Itoa(port)
-	base := "http://" + listen
-	env := []string{"SVC_DATABASE_URL=" + url, "SVC_REDIS_URL=" + s.redisURL, "SVC_REDIS_NAMESPACE=bench_" + runID,
-		"SVC_LISTEN_ADDR=" + listen, "SVC_LIMIT_KEY_PER_MINUTE=100000000", "SVC_LIMIT_ORG_PER_MINUTE=100000000",
-		"SVC_LIMIT_IP_PER_MINUTE=100000000", "SVC_LOG_LEVEL=" + envOr("BENCH_LOG_LEVEL", "info")}
-	sp, _, err := start(tmp, "svc-api", env, bins["svc-api"], "serve")
-	if err != nil {
-		return err
-	}
-	defer sp.stop()
-	if err := waitReady(ctx, sp, base+"/readyz"); err != nil {
-		return err
-	}
-	targets = append(targets, target{"svc-api", base, key})
+	defer sp.p.stop()
+	servers = append(servers, sp)
 
-	// Each endpoint: a warm-up of every server (caches, pools, prepared
-	// statements; not counted), then s.repeat measured runs of each,
-	// alternating between the servers so that a change in the machine's
-	// other load affects both alike; each server's figures are those of its
-	// median run by req/s. Only one server is loaded at a time.
 	measured := map[string]map[string]loadResult{}
 	for _, ep := range eps {
-		runs := map[string][]loadResult{}
-		for _, t := range targets {
-			if _, err := wrk(ctx, t.base+ep.Path, t.bearer, s.conns, 2*time.Second); err != nil {
-				return err
-			}
+		m, err := r.measure(ctx, servers, db, ep, fmt.Sprintf("%9d rows", rows))
+		if err != nil {
+			return err
 		}
-		for range s.repeat {
-			for _, t := range targets {
-				r, err := wrk(ctx, t.base+ep.Path, t.bearer, s.conns, s.duration)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(os.Stderr, "bench: %-8s %9d rows  %-24s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  errors %d\n",
-					t.name, rows, ep.Name, r.RPS, r.P50, r.P99, r.Errors)
-				runs[t.name] = append(runs[t.name], r)
-			}
-		}
-		for name, rs := range runs {
+		for name, lr := range m {
 			if measured[name] == nil {
 				measured[name] = map[string]loadResult{}
 			}
-			measured[name][ep.Name] = median(rs)
+			measured[name][ep.Name] = lr
 		}
 	}
-	r := measured["svc-api"]
-	res.Scale[rows] = map[string]loadResult{"/insights offset 0": r["/insights offset 0"], "/insights offset 10000": r["/insights offset 10000"]}
+	m := measured["svc-api"]
+	res.Scale[rows] = map[string]loadResult{"/insights offset 0": m["/insights offset 0"], "/insights offset 10000": m["/insights offset 10000"]}
 	if main {
 		res.Main["baseline"] = measured["baseline"]
-		res.RSS["baseline"] = bp.peakRSS()
-		bp.stop()
-		res.Main["svc-api"] = r
-		res.RSS["svc-api"] = sp.peakRSS()
+		res.RSS["baseline"] = servers[0].p.peakRSS()
+		servers[0].p.stop()
+		res.Main["svc-api"] = m
+		res.RSS["svc-api"] = sp.p.peakRSS()
 		// svc accounts -o json, end to end against this server.
 		res.AccountMS = medianRun(11, func() error {
-			cmd := exec.CommandContext(ctx, bins["svc"], "accounts", "-o", "json")
-			cmd.Env = append(os.Environ(), "SVC_API_KEY="+key, "SVC_SITE_URL="+base)
-			cmd.Stdout = nil
+			cmd := exec.CommandContext(ctx, r.bins["svc"], "accounts", "-o", "json")
+			cmd.Env = append(os.Environ(), "SVC_API_KEY="+db.key, "SVC_SITE_URL="+sp.base)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				return fmt.Errorf("svc accounts: %w: %s", err, out)
@@ -332,9 +219,9 @@ func runSize(ctx context.Context, s settings, res *results, bins map[string]stri
 			return nil
 		})
 	}
-	sp.stop()
+	sp.p.stop()
 	// The server's log grows with every request; it is not kept.
-	_ = os.Remove(sp.log)
+	_ = os.Remove(sp.p.log)
 	return nil
 }
 
