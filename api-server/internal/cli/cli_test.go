@@ -185,8 +185,7 @@ func TestDemoKeyLimit(t *testing.T) {
 			t.Errorf("run %d revoked %s, want the oldest %s", i, dk.revoked[0].ID, created[wantRevoked-1])
 		}
 	}
-	ks := keys.New(db)
-	defer ks.Close()
+	ks := keys.NewManager(db)
 	list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
 	if err != nil {
 		t.Fatal(err)

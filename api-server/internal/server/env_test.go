@@ -112,7 +112,7 @@ type env struct {
 	name    string
 	h       http.Handler
 	db      *bun.DB
-	keys    *keys.Service
+	keys    *keys.Manager
 	clock   *clock
 	logs    *syncBuffer
 	all     string // org_a, every scope, issued by OwnerA
@@ -131,6 +131,7 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	clk := &clock{}
 	ks := keys.New(b.DB, keys.WithClock(clk.Now))
 	t.Cleanup(ks.Close)
+	km := keys.NewManager(b.DB, keys.WithManagerClock(clk.Now))
 	st, err := store.New(ctx, b.DB)
 	if err != nil {
 		t.Fatal(err)
@@ -170,9 +171,9 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, name: b.Name, h: h, db: b.DB, keys: ks, clock: clk, logs: logs}
+	e := &env{t: t, name: b.Name, h: h, db: b.DB, keys: km, clock: clk, logs: logs}
 	create := func(org, user string, scopes apikey.Scopes, days int) *keys.CreatedKey {
-		k, err := ks.Create(ctx, keys.CreateRequest{OrganizationID: org, UserID: user, Name: "test",
+		k, err := km.Create(ctx, keys.CreateRequest{OrganizationID: org, UserID: user, Name: "test",
 			Scopes: scopes, ExpiresInDays: days})
 		if err != nil {
 			t.Fatalf("create key: %v", err)
