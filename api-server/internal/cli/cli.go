@@ -123,9 +123,11 @@ func (c *config) openDB(ctx context.Context, file string) (*bun.DB, string, erro
 	return db, url, err
 }
 
-// migrateHint adds what to do to an error that says the schema is missing.
+// migrateHint adds what to do to an error that says a table or column is
+// missing (store.SchemaMissing: the PostgreSQL SQLSTATE or SQLite's result
+// code).
 func migrateHint(err error) error {
-	if err != nil && (strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "does not exist")) {
+	if store.SchemaMissing(err) {
 		return fmt.Errorf("%w (run 'svc-api migrate' first)", err)
 	}
 	return err

@@ -60,6 +60,8 @@ type opts struct {
 	onPage, onPing func()
 	// dbDeadline is server.Config.DatabaseDeadline.
 	dbDeadline time.Duration
+	// wrapStore, when set, wraps the store the server reads.
+	wrapStore func(server.Store) server.Store
 }
 
 // hookedStore calls hooks before the store's calls.
@@ -161,6 +163,9 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	var sst server.Store = st
 	if o.onPage != nil || o.onPing != nil {
 		sst = hookedStore{st, o.onPage, o.onPing}
+	}
+	if o.wrapStore != nil {
+		sst = o.wrapStore(sst)
 	}
 	h, err := server.New(server.Config{
 		Keys: lookup, Store: sst, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
