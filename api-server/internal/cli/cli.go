@@ -20,6 +20,7 @@ import (
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/database"
+	"github.com/gin-gonic/gin"
 	"github.com/spf13/cobra"
 	"github.com/uptrace/bun"
 )
@@ -38,6 +39,11 @@ const (
 	exitUsage   = 2
 	exitInvalid = 3 // import: the document is invalid
 )
+
+// gin's mode is a process-wide global of gin's: set once here, for every
+// command and for tests that run them, instead of by server.New. Release
+// mode prints no route table or debug warnings (the server logs JSON only).
+func init() { gin.SetMode(gin.ReleaseMode) }
 
 // usageError marks errors in the command line.
 type usageError struct{ error }

@@ -14,8 +14,13 @@ import (
 	"github.com/adsnap/svc/api-server/internal/testenv"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
+	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// gin's mode is a global the program sets (svc-api's cli package); the
+// tests run the server as it does.
+func init() { gin.SetMode(gin.ReleaseMode) }
 
 // failingStore answers every page with err.
 type failingStore struct {
@@ -141,4 +146,16 @@ func proxiedPostgres(t *testing.T) (dbtest.Backend, *testenv.Proxy) {
 	}
 	t.Cleanup(func() { db.Close() })
 	return dbtest.Backend{Name: b.Name, DB: db, URL: u.String()}, proxy
+}
+
+// TestNewChangesNoGlobal: the constructor leaves gin's mode as the program
+// set it.
+func TestNewChangesNoGlobal(t *testing.T) {
+	prev := gin.Mode()
+	gin.SetMode(gin.TestMode)
+	defer gin.SetMode(prev)
+	sqliteEnv(t, opts{})
+	if m := gin.Mode(); m != gin.TestMode {
+		t.Errorf("after server.New gin's mode is %q, want the %q the program set", m, gin.TestMode)
+	}
 }
