@@ -34,14 +34,16 @@ var (
 // ExitCode is the process exit status.
 type ExitCode int
 
-// Exit codes, documented in the root command's help.
+// Exit codes: the repository's one policy (README.md, "Exit codes"),
+// shared with svc-api and svc.
 const (
-	ExitOK        ExitCode = 0
-	ExitError     ExitCode = 1 // database or other failure
-	ExitUsage     ExitCode = 2 // bad flags or input
-	ExitForbidden ExitCode = 3 // not a current owner/admin, or subscription does not allow it
-	ExitNotFound  ExitCode = 4 // unknown organization or key
-	ExitConflict  ExitCode = 5 // 10 active keys already, or key already revoked
+	ExitOK          ExitCode = 0
+	ExitError       ExitCode = 1 // unexpected failure
+	ExitUsage       ExitCode = 2 // bad flags or input; nothing was done
+	ExitRefused     ExitCode = 3 // not a current owner/admin, or the subscription does not allow it
+	ExitNotFound    ExitCode = 4 // unknown organization or key
+	ExitConflict    ExitCode = 5 // 10 active keys already, or key already revoked
+	ExitUnavailable ExitCode = 6 // the database is unreachable or timed out
 )
 
 // Main runs the command with the process's arguments and streams.
@@ -95,11 +97,13 @@ func exitCode(err error) ExitCode {
 	case errors.Is(err, keys.ErrInvalid):
 		return ExitUsage
 	case errors.Is(err, keys.ErrRefused):
-		return ExitForbidden
+		return ExitRefused
 	case errors.Is(err, keys.ErrNotFound):
 		return ExitNotFound
 	case errors.Is(err, keys.ErrConflict):
 		return ExitConflict
+	case database.Unavailable(err):
+		return ExitUnavailable
 	}
 	return ExitError
 }
@@ -113,13 +117,15 @@ A new key is printed once, alone, on standard output; only its SHA-256 is stored
 Database: --database-url, or the SVC_DATABASE_URL environment variable
 (postgres://… or sqlite:PATH).
 
-Exit codes:
+Exit codes (one policy for keys-admin, svc-api and svc: the repository's
+README.md, section "Exit codes"):
   0  success
-  1  database or other failure
-  2  usage: bad flags or input (scope, expiry, name)
-  3  forbidden: not a current owner/admin, or the subscription does not allow it
+  1  unexpected failure (the message says what failed)
+  2  usage: bad flags or input (scope, expiry, name); nothing was done
+  3  refused: not a current owner/admin, or the subscription does not allow it
   4  not found: unknown organization or key
-  5  conflict: already 10 active keys, or the key is already revoked`
+  5  conflict: already 10 active keys, or the key is already revoked
+  6  unavailable: the database is unreachable or timed out; try again later`
 
 type app struct {
 	stdout, stderr io.Writer
@@ -151,6 +157,9 @@ func (a *app) openDB(ctx context.Context, conns int) (*bun.DB, error) {
 	}
 	if url == "" {
 		return nil, usageError{errors.New("no database: set --database-url or SVC_DATABASE_URL")}
+	}
+	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") && !strings.HasPrefix(url, "sqlite:") {
+		return nil, usageError{fmt.Errorf("database url %s: want postgres://… or sqlite:PATH", database.Redact(url))}
 	}
 	return database.Open(ctx, url, database.Options{MaxOpenConns: conns})
 }
