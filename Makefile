@@ -75,7 +75,7 @@ test: services dev-proxy
 	scripts/fuzz.sh
 	@$(drop-sibling-sums)
 
-## lint: gofmt check and go vet in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
+## lint: gofmt check, go vet and staticcheck (pinned in internal/tools/go.mod) in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
 lint: dev-proxy
 	scripts/lint.sh
 	api-server/scripts/lint-openapi.sh

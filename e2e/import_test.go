@@ -109,7 +109,7 @@ func (e *env) writeLongImport(t *testing.T, n int, last string) string {
 // before, and reads served while it runs see the old snapshot; a document
 // whose last element is invalid changes nothing and names that element; the
 // values PostgreSQL would refuse are refused by validation with their
-// paths (exit 3); a long import that completes is seen all at once.
+// paths (exit 8); a long import that completes is seen all at once.
 func testImport(t *testing.T, e *env) {
 	dbEnv := []string{"SVC_DATABASE_URL=" + e.dbURL}
 	paths := []string{"/accounts", "/campaigns", "/insights", oldRangeQuery}
@@ -139,7 +139,7 @@ func testImport(t *testing.T, e *env) {
 			`"attributionWindow":"w","purchaseMeasurement":"unavailable","spend":"1","ctr":"1","cpc":"1","cpm":"1","impressions":1,`+
 			`"reach":1,"clicks":-1}`)
 		_, errOut, code, err := harness.Run(t.Context(), e.bin.API, dbEnv, "", "import", bad)
-		if err != nil || code != 3 || !strings.Contains(errOut, "$.insights[19999].clicks: must not be negative") {
+		if err != nil || code != 8 || !strings.Contains(errOut, "$.insights[19999].clicks: must not be negative") {
 			t.Errorf("exit %d %v, want 3 naming $.insights[19999].clicks:\n%s", code, err, errOut)
 		}
 		same(t, "after a refused import")
@@ -155,7 +155,7 @@ func testImport(t *testing.T, e *env) {
 				`$.insights[0].rawPayload: contains the escape \u0000`},
 		} {
 			_, errOut, code, err := harness.Run(t.Context(), e.bin.API, dbEnv, tc.doc, "import", "-")
-			if err != nil || code != 3 || !strings.Contains(errOut, tc.want) {
+			if err != nil || code != 8 || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d %v, want 3 and %q:\n%s", code, err, tc.want, errOut)
 			}
 		}

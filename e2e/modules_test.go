@@ -293,9 +293,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s := keys.New(db)
-	defer s.Close()
-	created, err := s.Create(ctx, keys.CreateRequest{
+	created, err := keys.NewManager(db).Create(ctx, keys.CreateRequest{
 		OrganizationID: "org_a", UserID: "u_owner", Name: "nightly export",
 		Scopes:        apikey.NewScopes(apikey.ScopeAccountsRead),
 		ExpiresInDays: 30,

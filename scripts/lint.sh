@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gofmt check and go vet in every module.
+# gofmt check, go vet and staticcheck in every module.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 status=0
@@ -9,11 +9,18 @@ if [ -n "$unformatted" ]; then
   echo "$unformatted" >&2
   status=1
 fi
+# staticcheck at the version internal/tools/go.mod pins (a `tool` line;
+# honnef.co/go/tools v0.8.2), built once into .cache/bin.
+staticcheck=$PWD/.cache/bin/staticcheck
+mkdir -p .cache/bin
+(cd internal/tools && GOWORK=off go build -o "$staticcheck" honnef.co/go/tools/cmd/staticcheck)
 for mod in $(git ls-files '*go.mod' | xargs -n1 dirname | sort); do
-  echo "=== go vet $mod"
-  # A module outside go.work (internal/tools) is vetted on its own.
+  # A module outside go.work (internal/tools) is checked on its own.
   gowork=auto
   grep -qE "^[[:space:]]*\./$mod\$" go.work || gowork=off
+  echo "=== go vet $mod"
   (cd "$mod" && GOWORK=$gowork go vet ./...) || status=1
+  echo "=== staticcheck $mod"
+  (cd "$mod" && GOWORK=$gowork "$staticcheck" ./...) || status=1
 done
 exit $status

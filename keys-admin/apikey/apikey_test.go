@@ -1,6 +1,7 @@
 package apikey
 
 import (
+	"crypto/sha256"
 	"errors"
 	"hash/crc32"
 	"strings"
@@ -110,8 +111,11 @@ func TestHashAndHint(t *testing.T) {
 	t.Parallel()
 	a, _ := Generate()
 	b, _ := Generate()
-	if len(Hash(a)) != 32 || string(Hash(a)) == string(Hash(b)) || string(Hash(a)) != string(Hash(a)) {
-		t.Fatal("Hash is not a stable 32-byte digest distinct per key")
+	// Stable: a copy of the key (another string, same bytes) hashes alike,
+	// to the SHA-256 of the key (what every replica stores and looks up).
+	want := sha256.Sum256([]byte(a))
+	if len(Hash(a)) != 32 || string(Hash(a)) == string(Hash(b)) || string(Hash(strings.Clone(a))) != string(want[:]) {
+		t.Fatal("Hash is not a stable 32-byte SHA-256 digest distinct per key")
 	}
 	h := Hint(a)
 	if h != "svc_live_…"+a[Len-4:] {

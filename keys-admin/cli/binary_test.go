@@ -152,10 +152,17 @@ func TestBinaryWithoutDatabase(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "SVC_DATABASE_URL") {
 		t.Fatalf("%v: %s", err, out)
 	}
-	// A password in the URL never reaches the output.
+	// An unreachable database is 6 (try again later); a password in the URL
+	// never reaches the output.
 	cmd = exec.CommandContext(t.Context(), binary, "list", "--org", "a", "--user", "b", "--database-url", "postgres://u:hunter2pw@127.0.0.1:1/x")
-	out, _ = cmd.CombinedOutput()
-	if strings.Contains(string(out), "hunter2pw") || !strings.Contains(string(out), "xxxxx") {
-		t.Fatalf("output: %s", out)
+	out, err = cmd.CombinedOutput()
+	if !errors.As(err, &exit) || exit.ExitCode() != 6 || strings.Contains(string(out), "hunter2pw") || !strings.Contains(string(out), "xxxxx") {
+		t.Fatalf("unreachable database: %v: %s", err, out)
+	}
+	// A URL of another kind is a usage error: nothing was tried.
+	cmd = exec.CommandContext(t.Context(), binary, "migrate", "--database-url", "mysql://u@h/x")
+	out, err = cmd.CombinedOutput()
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "want postgres://") {
+		t.Fatalf("bad database url: %v: %s", err, out)
 	}
 }

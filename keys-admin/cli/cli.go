@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -21,8 +20,8 @@ import (
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/keys"
-	"github.com/adsnap/svc/keys-admin/keyshttp"
 	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
 )
 
 // Set at build time with -ldflags -X.
@@ -35,14 +34,16 @@ var (
 // ExitCode is the process exit status.
 type ExitCode int
 
-// Exit codes, documented in the root command's help.
+// Exit codes: the repository's one policy (README.md, "Exit codes"),
+// shared with svc-api and svc.
 const (
-	ExitOK        ExitCode = 0
-	ExitError     ExitCode = 1 // database or other failure
-	ExitUsage     ExitCode = 2 // bad flags or input
-	ExitForbidden ExitCode = 3 // not a current owner/admin, or subscription does not allow it
-	ExitNotFound  ExitCode = 4 // unknown organization or key
-	ExitConflict  ExitCode = 5 // 10 active keys already, or key already revoked
+	ExitOK          ExitCode = 0
+	ExitError       ExitCode = 1 // unexpected failure
+	ExitUsage       ExitCode = 2 // bad flags or input; nothing was done
+	ExitRefused     ExitCode = 3 // not a current owner/admin, or the subscription does not allow it
+	ExitNotFound    ExitCode = 4 // unknown organization or key
+	ExitConflict    ExitCode = 5 // 10 active keys already, or key already revoked
+	ExitUnavailable ExitCode = 6 // the database is unreachable or timed out
 )
 
 // Main runs the command with the process's arguments and streams.
@@ -92,15 +93,17 @@ func exitCode(err error) ExitCode {
 	if errors.As(err, &u) || !errors.As(err, &r) {
 		return ExitUsage
 	}
-	switch keyshttp.Status(err) {
-	case http.StatusBadRequest:
+	switch {
+	case errors.Is(err, keys.ErrInvalid):
 		return ExitUsage
-	case http.StatusForbidden:
-		return ExitForbidden
-	case http.StatusNotFound:
+	case errors.Is(err, keys.ErrRefused):
+		return ExitRefused
+	case errors.Is(err, keys.ErrNotFound):
 		return ExitNotFound
-	case http.StatusConflict:
+	case errors.Is(err, keys.ErrConflict):
 		return ExitConflict
+	case database.Unavailable(err):
+		return ExitUnavailable
 	}
 	return ExitError
 }
@@ -114,13 +117,15 @@ A new key is printed once, alone, on standard output; only its SHA-256 is stored
 Database: --database-url, or the SVC_DATABASE_URL environment variable
 (postgres://… or sqlite:PATH).
 
-Exit codes:
+Exit codes (one policy for keys-admin, svc-api and svc: the repository's
+README.md, section "Exit codes"):
   0  success
-  1  database or other failure
-  2  usage: bad flags or input (scope, expiry, name)
-  3  forbidden: not a current owner/admin, or the subscription does not allow it
+  1  unexpected failure (the message says what failed)
+  2  usage: bad flags or input (scope, expiry, name); nothing was done
+  3  refused: not a current owner/admin, or the subscription does not allow it
   4  not found: unknown organization or key
-  5  conflict: already 10 active keys, or the key is already revoked`
+  5  conflict: already 10 active keys, or the key is already revoked
+  6  unavailable: the database is unreachable or timed out; try again later`
 
 type app struct {
 	stdout, stderr io.Writer
@@ -143,20 +148,30 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-func (a *app) open(ctx context.Context) (*keys.Service, func(), error) {
+// openDB opens the database named by --database-url, else by
+// SVC_DATABASE_URL, with at most conns connections.
+func (a *app) openDB(ctx context.Context, conns int) (*bun.DB, error) {
 	url := a.databaseURL
 	if url == "" {
 		url = os.Getenv("SVC_DATABASE_URL")
 	}
 	if url == "" {
-		return nil, nil, usageError{errors.New("no database: set --database-url or SVC_DATABASE_URL")}
+		return nil, usageError{errors.New("no database: set --database-url or SVC_DATABASE_URL")}
 	}
-	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: 4})
+	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") && !strings.HasPrefix(url, "sqlite:") {
+		return nil, usageError{fmt.Errorf("database url %s: want postgres://… or sqlite:PATH", database.Redact(url))}
+	}
+	return database.Open(ctx, url, database.Options{MaxOpenConns: conns})
+}
+
+// manager opens the database and returns the key manager on it, and the
+// function that closes the database.
+func (a *app) manager(ctx context.Context) (*keys.Manager, func(), error) {
+	db, err := a.openDB(ctx, 4)
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := keys.New(db)
-	return svc, func() { svc.Close(); db.Close() }, nil
+	return keys.NewManager(db), func() { db.Close() }, nil
 }
 
 func (a *app) migrateCmd() *cobra.Command {
@@ -165,14 +180,7 @@ func (a *app) migrateCmd() *cobra.Command {
 		Short: "Create or update the keys tables (idempotent)",
 		Args:  noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			url := a.databaseURL
-			if url == "" {
-				url = os.Getenv("SVC_DATABASE_URL")
-			}
-			if url == "" {
-				return usageError{errors.New("no database: set --database-url or SVC_DATABASE_URL")}
-			}
-			db, err := database.Open(cmd.Context(), url, database.Options{MaxOpenConns: 2})
+			db, err := a.openDB(cmd.Context(), 2)
 			if err != nil {
 				return err
 			}
@@ -220,12 +228,12 @@ func (a *app) createCmd() *cobra.Command {
 			if err := req.Validate(); err != nil {
 				return err
 			}
-			svc, done, err := a.open(cmd.Context())
+			m, done, err := a.manager(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer done()
-			k, err := svc.Create(cmd.Context(), req)
+			k, err := m.Create(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
@@ -255,12 +263,12 @@ func (a *app) listCmd() *cobra.Command {
 			if output != "table" && output != "json" {
 				return usageError{fmt.Errorf("-o %q: want table or json", output)}
 			}
-			svc, done, err := a.open(cmd.Context())
+			m, done, err := a.manager(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer done()
-			list, err := svc.List(cmd.Context(), ac.org, ac.user)
+			list, err := m.List(cmd.Context(), ac.org, ac.user)
 			if err != nil {
 				return err
 			}
@@ -299,12 +307,12 @@ func (a *app) revokeCmd() *cobra.Command {
 			return nil
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			svc, done, err := a.open(cmd.Context())
+			m, done, err := a.manager(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer done()
-			info, err := svc.Revoke(cmd.Context(), ac.org, ac.user, args[0])
+			info, err := m.Revoke(cmd.Context(), ac.org, ac.user, args[0])
 			if err != nil {
 				return err
 			}

@@ -19,15 +19,16 @@ func benchmarkLookup(b *testing.B, backend dbtest.Backend) {
 		[]keys.Member{{UserID: "u", Role: keys.RoleOwner}}, t0); err != nil {
 		b.Fatal(err)
 	}
+	m := keys.NewManager(backend.DB)
 	svc := keys.New(backend.DB)
 	defer svc.Close()
 	// Other keys in the table so that the lookup uses the index, not luck.
 	for range 9 {
-		if _, err := svc.Create(b.Context(), keys.CreateRequest{OrganizationID: "org_a", UserID: "u", Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 1}); err != nil {
+		if _, err := m.Create(b.Context(), keys.CreateRequest{OrganizationID: "org_a", UserID: "u", Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	k, err := svc.Create(b.Context(), keys.CreateRequest{OrganizationID: "org_a", UserID: "u", Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 1})
+	k, err := m.Create(b.Context(), keys.CreateRequest{OrganizationID: "org_a", UserID: "u", Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -35,9 +35,12 @@ func Example() {
 		panic(err)
 	}
 
+	// The owner's side: the keys-admin command, the settings page.
+	m := keys.NewManager(db)
+	// The api-server's side.
 	svc := keys.New(db)
 	defer svc.Close()
-	created, err := svc.Create(ctx, keys.CreateRequest{
+	created, err := m.Create(ctx, keys.CreateRequest{
 		OrganizationID: "org_a", UserID: "u_owner", Name: "nightly export",
 		Scopes:        apikey.NewScopes(apikey.ScopeAccountsRead, apikey.ScopeInsightsRead),
 		ExpiresInDays: 30,
@@ -55,7 +58,7 @@ func Example() {
 	fmt.Println("accounts:read:", p.Authorize(apikey.ScopeAccountsRead))
 	fmt.Println("campaigns:read:", p.Authorize(apikey.ScopeCampaignsRead))
 
-	if _, err := svc.Revoke(ctx, "org_a", "u_owner", created.ID); err != nil {
+	if _, err := m.Revoke(ctx, "org_a", "u_owner", created.ID); err != nil {
 		panic(err)
 	}
 	_, err = svc.Lookup(ctx, created.Key)
@@ -68,8 +71,8 @@ func Example() {
 	// after revoke: true
 }
 
-// ExampleService_Create shows the typed errors a refused creation returns.
-func ExampleService_Create() {
+// ExampleManager_Create shows the typed errors a refused creation returns.
+func ExampleManager_Create() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "keys-example")
 	defer os.RemoveAll(dir)
@@ -78,16 +81,15 @@ func ExampleService_Create() {
 	keys.Migrate(ctx, db)                                                                                         //nolint:errcheck
 	keys.UpsertOrganization(ctx, db, keys.Organization{ID: "org_a", SubscriptionStatus: keys.SubscriptionActive}, //nolint:errcheck
 		[]keys.Member{{UserID: "u_member", Role: keys.RoleMember}}, time.Now())
-	svc := keys.New(db)
-	defer svc.Close()
+	m := keys.NewManager(db)
 
-	_, err := svc.Create(ctx, keys.CreateRequest{OrganizationID: "org_a", UserID: "u_member",
+	_, err := m.Create(ctx, keys.CreateRequest{OrganizationID: "org_a", UserID: "u_member",
 		Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 91})
 	fmt.Println(errors.Is(err, keys.ErrInvalidExpiry), err)
-	_, err = svc.Create(ctx, keys.CreateRequest{OrganizationID: "org_a", UserID: "u_member",
+	_, err = m.Create(ctx, keys.CreateRequest{OrganizationID: "org_a", UserID: "u_member",
 		Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 30})
-	fmt.Println(errors.Is(err, keys.ErrNotAdmin), err)
+	fmt.Println(errors.Is(err, keys.ErrNotAdmin), errors.Is(err, keys.ErrRefused), err)
 	// Output:
 	// true invalid expiry: a key expires in 1 to 90 days, not 91
-	// true only organization owners and admins manage developer keys: user "u_member" is a member
+	// true true only organization owners and admins manage developer keys: user "u_member" is a member
 }

@@ -1,6 +1,9 @@
-// Package keys is the authority on developer keys: it creates, lists and
-// revokes them under the rules of SPEC §3 and §5, records every change for
-// audit, and resolves a presented key for the api-server in one round trip.
+// Package keys is the authority on developer keys. Manager creates, lists and
+// revokes them under the rules of SPEC §3 and §5 and records every change for
+// audit (the keys-admin command, the settings handlers, svc-api's import and
+// demo); the request side resolves a presented key for the api-server in one
+// round trip. Errors are exported values and types of this package, tested
+// with errors.Is and errors.As (errors.go).
 package keys
 
 import (
@@ -40,7 +43,8 @@ func Migrate(ctx context.Context, db *bun.DB) ([]string, error) {
 	return database.Migrate(ctx, db, Migrations, time.Minute)
 }
 
-// Service creates, lists, revokes and looks up developer keys.
+// Service looks up presented developer keys (Lookup, in lookup.go) and
+// records their last use in the background. Key lifecycle is Manager's.
 type Service struct {
 	db    *bun.DB
 	pg    bool
@@ -78,6 +82,34 @@ func (s *Service) Close() { s.touch.close() }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
+// Manager creates, lists and revokes developer keys and reads their audit
+// trail. It holds no goroutine and nothing to close: it is the database
+// handle, the dialect and a clock.
+type Manager struct {
+	db  *bun.DB
+	pg  bool
+	now func() time.Time
+}
+
+// ManagerOption configures a Manager.
+type ManagerOption func(*Manager)
+
+// WithManagerClock replaces time.Now, for tests.
+func WithManagerClock(now func() time.Time) ManagerOption {
+	return func(m *Manager) { m.now = now }
+}
+
+// NewManager returns a Manager on db. It starts nothing.
+func NewManager(db *bun.DB, opts ...ManagerOption) *Manager {
+	m := &Manager{db: db, pg: database.IsPostgres(db), now: time.Now}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+func (m *Manager) clock() time.Time { return m.now().UTC().Truncate(time.Microsecond) }
+
 // CreateRequest is the input of Create.
 type CreateRequest struct {
 	OrganizationID string
@@ -114,7 +146,7 @@ func (r CreateRequest) Validate() error {
 // exceed that (the organization row is locked in PostgreSQL, and SQLite
 // transactions take the write lock at BEGIN). The returned value is the only
 // copy of the key: only its SHA-256 is stored.
-func (s *Service) Create(ctx context.Context, req CreateRequest) (*CreatedKey, error) {
+func (m *Manager) Create(ctx context.Context, req CreateRequest) (*CreatedKey, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -127,9 +159,9 @@ func (s *Service) Create(ctx context.Context, req CreateRequest) (*CreatedKey, e
 		return nil, err
 	}
 	var row *keyRow
-	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		now := s.clock()
-		if err := s.checkCreate(ctx, tx, req.OrganizationID, req.UserID, now); err != nil {
+	err = m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		now := m.clock()
+		if err := m.checkCreate(ctx, tx, req.OrganizationID, req.UserID, now); err != nil {
 			return err
 		}
 		row = &keyRow{
@@ -141,7 +173,7 @@ func (s *Service) Create(ctx context.Context, req CreateRequest) (*CreatedKey, e
 		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			return fmt.Errorf("insert key: %w", err)
 		}
-		return s.audit(ctx, tx, req.OrganizationID, id, req.UserID, "create", now)
+		return m.audit(ctx, tx, req.OrganizationID, id, req.UserID, "create", now)
 	})
 	if err != nil {
 		return nil, err
@@ -155,21 +187,21 @@ func (s *Service) Create(ctx context.Context, req CreateRequest) (*CreatedKey, e
 // checks and writes nothing, so that a settings page can say why its create
 // control is disabled before anyone submits it. Create checks again: the
 // answer can change between the two calls.
-func (s *Service) CanCreate(ctx context.Context, organizationID, userID string) error {
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return s.checkCreate(ctx, tx, organizationID, userID, s.clock())
+func (m *Manager) CanCreate(ctx context.Context, organizationID, userID string) error {
+	return m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return m.checkCreate(ctx, tx, organizationID, userID, m.clock())
 	})
 }
 
 // checkCreate applies the rules of Create that need the database: the
 // issuer's role, the subscription and the active-key limit. In PostgreSQL it
 // locks the organization's row until tx ends.
-func (s *Service) checkCreate(ctx context.Context, tx bun.Tx, orgID, userID string, now time.Time) error {
-	org, err := s.lockOrganization(ctx, tx, orgID)
+func (m *Manager) checkCreate(ctx context.Context, tx bun.Tx, orgID, userID string, now time.Time) error {
+	org, err := m.lockOrganization(ctx, tx, orgID)
 	if err != nil {
 		return err
 	}
-	if err := s.requireAdmin(ctx, tx, orgID, userID); err != nil {
+	if err := m.requireAdmin(ctx, tx, orgID, userID); err != nil {
 		return err
 	}
 	if !subscriptionAllowsCreate(org, now) {
@@ -191,21 +223,21 @@ func (s *Service) checkCreate(ctx context.Context, tx bun.Tx, orgID, userID stri
 
 // List returns the organization's keys, newest first, with their state. The
 // caller must be a current owner or admin. No hash or value is returned.
-func (s *Service) List(ctx context.Context, organizationID, userID string) ([]KeyInfo, error) {
-	if err := s.requireOrganization(ctx, s.db, organizationID); err != nil {
+func (m *Manager) List(ctx context.Context, organizationID, userID string) ([]KeyInfo, error) {
+	if err := m.requireOrganization(ctx, m.db, organizationID); err != nil {
 		return nil, err
 	}
-	if err := s.requireAdmin(ctx, s.db, organizationID, userID); err != nil {
+	if err := m.requireAdmin(ctx, m.db, organizationID, userID); err != nil {
 		return nil, err
 	}
 	var rows []keyRow
-	if err := s.db.NewSelect().Model(&rows).
+	if err := m.db.NewSelect().Model(&rows).
 		Where("organization_id = ?", organizationID).
 		OrderExpr("created_at DESC, id").
 		Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
-	now := s.clock()
+	now := m.clock()
 	out := make([]KeyInfo, len(rows))
 	for i := range rows {
 		out[i] = rows[i].info(now)
@@ -216,14 +248,14 @@ func (s *Service) List(ctx context.Context, organizationID, userID string) ([]Ke
 // Revoke revokes a key of the organization. The caller must be a current
 // owner or admin; the subscription is not consulted, so revocation works after
 // a trial ended. A key of another organization is ErrKeyNotFound.
-func (s *Service) Revoke(ctx context.Context, organizationID, userID, keyID string) (*KeyInfo, error) {
+func (m *Manager) Revoke(ctx context.Context, organizationID, userID, keyID string) (*KeyInfo, error) {
 	var row keyRow
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		now := s.clock()
-		if _, err := s.lockOrganization(ctx, tx, organizationID); err != nil {
+	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		now := m.clock()
+		if _, err := m.lockOrganization(ctx, tx, organizationID); err != nil {
 			return err
 		}
-		if err := s.requireAdmin(ctx, tx, organizationID, userID); err != nil {
+		if err := m.requireAdmin(ctx, tx, organizationID, userID); err != nil {
 			return err
 		}
 		err := tx.NewSelect().Model(&row).
@@ -246,19 +278,19 @@ func (s *Service) Revoke(ctx context.Context, organizationID, userID, keyID stri
 			Exec(ctx); err != nil {
 			return fmt.Errorf("revoke key: %w", err)
 		}
-		return s.audit(ctx, tx, organizationID, keyID, userID, "revoke", now)
+		return m.audit(ctx, tx, organizationID, keyID, userID, "revoke", now)
 	})
 	if err != nil {
 		return nil, err
 	}
-	info := row.info(s.clock())
+	info := row.info(m.clock())
 	return &info, nil
 }
 
 // Audit returns the organization's audit trail, oldest first.
-func (s *Service) Audit(ctx context.Context, organizationID string) ([]AuditEntry, error) {
+func (m *Manager) Audit(ctx context.Context, organizationID string) ([]AuditEntry, error) {
 	var rows []auditRow
-	if err := s.db.NewSelect().Model(&rows).
+	if err := m.db.NewSelect().Model(&rows).
 		Where("organization_id = ?", organizationID).
 		OrderExpr("at, id").
 		Scan(ctx); err != nil {
@@ -271,7 +303,7 @@ func (s *Service) Audit(ctx context.Context, organizationID string) ([]AuditEntr
 	return out, nil
 }
 
-func (s *Service) audit(ctx context.Context, tx bun.Tx, orgID, keyID, actor, action string, at time.Time) error {
+func (m *Manager) audit(ctx context.Context, tx bun.Tx, orgID, keyID, actor, action string, at time.Time) error {
 	_, err := tx.NewInsert().Model(&auditRow{
 		OrganizationID: orgID, KeyID: keyID, ActorUserID: actor, Action: action, At: at,
 	}).Exec(ctx)
@@ -283,10 +315,10 @@ func (s *Service) audit(ctx context.Context, tx bun.Tx, orgID, keyID, actor, act
 
 // lockOrganization loads the organization and, in PostgreSQL, locks its row
 // until the transaction ends, serializing key changes per organization.
-func (s *Service) lockOrganization(ctx context.Context, tx bun.Tx, id string) (*Organization, error) {
+func (m *Manager) lockOrganization(ctx context.Context, tx bun.Tx, id string) (*Organization, error) {
 	var org Organization
 	q := tx.NewSelect().Model(&org).Where("id = ?", id)
-	if s.pg {
+	if m.pg {
 		q = q.For("UPDATE")
 	}
 	if err := q.Scan(ctx); err != nil {
@@ -298,7 +330,7 @@ func (s *Service) lockOrganization(ctx context.Context, tx bun.Tx, id string) (*
 	return &org, nil
 }
 
-func (s *Service) requireOrganization(ctx context.Context, db bun.IDB, id string) error {
+func (*Manager) requireOrganization(ctx context.Context, db bun.IDB, id string) error {
 	ok, err := db.NewSelect().Model((*Organization)(nil)).Where("id = ?", id).Exists(ctx)
 	if err != nil {
 		return fmt.Errorf("load organization: %w", err)
@@ -310,9 +342,9 @@ func (s *Service) requireOrganization(ctx context.Context, db bun.IDB, id string
 }
 
 // requireAdmin checks that userID is a current owner or admin of orgID.
-func (s *Service) requireAdmin(ctx context.Context, db bun.IDB, orgID, userID string) error {
-	var m Member
-	err := db.NewSelect().Model(&m).
+func (*Manager) requireAdmin(ctx context.Context, db bun.IDB, orgID, userID string) error {
+	var mem Member
+	err := db.NewSelect().Model(&mem).
 		Where("organization_id = ?", orgID).
 		Where("user_id = ?", userID).
 		Scan(ctx)
@@ -321,10 +353,10 @@ func (s *Service) requireAdmin(ctx context.Context, db bun.IDB, orgID, userID st
 		return fmt.Errorf("%w: user %q, organization %q", ErrNotMember, userID, orgID)
 	case err != nil:
 		return fmt.Errorf("load membership: %w", err)
-	case m.RemovedAt != nil:
+	case mem.RemovedAt != nil:
 		return fmt.Errorf("%w: user %q, organization %q", ErrMemberRemoved, userID, orgID)
-	case m.Role != RoleOwner && m.Role != RoleAdmin:
-		return fmt.Errorf("%w: user %q is a %s", ErrNotAdmin, userID, m.Role)
+	case mem.Role != RoleOwner && mem.Role != RoleAdmin:
+		return fmt.Errorf("%w: user %q is a %s", ErrNotAdmin, userID, mem.Role)
 	}
 	return nil
 }

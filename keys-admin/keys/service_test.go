@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +16,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// fakeClock is a settable clock shared by a test and its Service.
+// fakeClock is a settable clock shared by a test and its Manager and Service.
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -67,12 +68,10 @@ func seed(t *testing.T, db *bun.DB) {
 	}
 }
 
-func setup(t *testing.T, b dbtest.Backend) (*keys.Service, *fakeClock) {
+func setup(t *testing.T, b dbtest.Backend) (*keys.Manager, *fakeClock) {
 	seed(t, b.DB)
 	clk := &fakeClock{t: t0}
-	svc := keys.New(b.DB, keys.WithClock(clk.Now))
-	t.Cleanup(svc.Close)
-	return svc, clk
+	return keys.NewManager(b.DB, keys.WithManagerClock(clk.Now)), clk
 }
 
 func count(t *testing.T, db *bun.DB, table string) int {
@@ -361,11 +360,13 @@ func TestRevoke(t *testing.T) {
 func TestLookup(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, migrate, func(t *testing.T, b dbtest.Backend) {
-		svc, clk := setup(t, b)
+		m, clk := setup(t, b)
+		svc := keys.New(b.DB, keys.WithClock(clk.Now))
+		t.Cleanup(svc.Close)
 		ctx := t.Context()
 		r := req("org_a", "u_admin")
 		r.ExpiresInDays = 2
-		k, err := svc.Create(ctx, r)
+		k, err := m.Create(ctx, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,11 +433,11 @@ func TestLookup(t *testing.T) {
 		if _, err := svc.Lookup(ctx, k.Key); err != keys.ErrUnauthenticated {
 			t.Errorf("at expiry: %v", err)
 		}
-		k2, _ := svc.Create(ctx, req("org_a", "u_owner"))
+		k2, _ := m.Create(ctx, req("org_a", "u_owner"))
 		if _, err := svc.Lookup(ctx, k2.Key); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Revoke(ctx, "org_a", "u_owner", k2.ID); err != nil {
+		if _, err := m.Revoke(ctx, "org_a", "u_owner", k2.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := svc.Lookup(ctx, k2.Key); err != keys.ErrUnauthenticated {
@@ -479,13 +480,11 @@ func TestLastUsedIsThrottled(t *testing.T) {
 			svc.Close()
 		}
 		var key string
-		phase(func(s *keys.Service) {
-			k, err := s.Create(ctx, req("org_a", "u_owner"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			key = k.Key
-		})
+		k, err := keys.NewManager(b.DB, keys.WithManagerClock(clk.Now)).Create(ctx, req("org_a", "u_owner"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key = k.Key
 		if lastUsed() != nil {
 			t.Fatal("last_used_at set before any use")
 		}
@@ -523,4 +522,36 @@ func TestMigrateIsIdempotent(t *testing.T) {
 			t.Fatalf("second migrate applied %v, %v", again, err)
 		}
 	})
+}
+
+// TestErrorKinds: each error of the package matches exactly the kind its
+// callers map to a status or an exit code, also when wrapped.
+func TestErrorKinds(t *testing.T) {
+	t.Parallel()
+	kinds := []error{keys.ErrInvalid, keys.ErrRefused, keys.ErrNotFound, keys.ErrConflict}
+	for err, want := range map[error]error{
+		keys.ErrInvalidScopes: keys.ErrInvalid, keys.ErrInvalidExpiry: keys.ErrInvalid, keys.ErrInvalidName: keys.ErrInvalid,
+		keys.ErrNotMember: keys.ErrRefused, keys.ErrMemberRemoved: keys.ErrRefused, keys.ErrNotAdmin: keys.ErrRefused,
+		keys.ErrSubscriptionInactive: keys.ErrRefused, &keys.SubscriptionError{Status: keys.SubscriptionCanceled}: keys.ErrRefused,
+		keys.ErrIssuerNotAdmin: keys.ErrRefused, keys.ErrScopeMissing: keys.ErrRefused,
+		&keys.ScopeError{Scope: apikey.ScopeInsightsRead}: keys.ErrRefused,
+		keys.ErrOrganizationNotFound:                      keys.ErrNotFound, keys.ErrKeyNotFound: keys.ErrNotFound,
+		keys.ErrKeyLimit: keys.ErrConflict, keys.ErrAlreadyRevoked: keys.ErrConflict,
+		keys.ErrUnauthenticated: nil, errors.New("connection refused"): nil,
+	} {
+		wrapped := fmt.Errorf("context: %w", err)
+		for _, k := range kinds {
+			if got := errors.Is(wrapped, k); got != (k == want) {
+				t.Errorf("errors.Is(%q, %v) = %v", err, k, got)
+			}
+		}
+	}
+	var se *keys.ScopeError
+	err := fmt.Errorf("authorize: %w", &keys.ScopeError{Scope: apikey.ScopeCampaignsRead})
+	if !errors.As(err, &se) || se.Scope != apikey.ScopeCampaignsRead || !errors.Is(err, keys.ErrScopeMissing) {
+		t.Errorf("ScopeError: As %v, Is(ErrScopeMissing) %v", se, errors.Is(err, keys.ErrScopeMissing))
+	}
+	if got, want := err.Error(), "authorize: the api key lacks the required scope: campaigns:read"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
 }

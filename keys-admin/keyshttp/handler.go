@@ -58,7 +58,7 @@ type Identity struct {
 // error means the request is not signed in (401).
 type IdentityFunc func(*http.Request) (Identity, error)
 
-// Keys is the part of keys.Service the handler uses.
+// Keys is the part of keys.Manager the handler uses.
 type Keys interface {
 	Create(ctx context.Context, req keys.CreateRequest) (*keys.CreatedKey, error)
 	List(ctx context.Context, organizationID, userID string) ([]keys.KeyInfo, error)
@@ -276,22 +276,20 @@ func (h *handler) who(w http.ResponseWriter, r *http.Request) (Identity, bool) {
 	return id, true
 }
 
-// Status maps a keys error to its HTTP status. It is the one place where
-// service errors become statuses.
+// Status maps a keys error to its HTTP status by its kind (keys.ErrInvalid,
+// keys.ErrRefused, keys.ErrNotFound, keys.ErrConflict); anything else is a
+// failure of the server (500).
 func Status(err error) int {
 	switch {
-	case errors.Is(err, keys.ErrInvalidScopes), errors.Is(err, keys.ErrInvalidExpiry),
-		errors.Is(err, keys.ErrInvalidName), errors.Is(err, keys.ErrMalformedKey):
+	case errors.Is(err, keys.ErrInvalid), errors.Is(err, keys.ErrMalformedKey):
 		return http.StatusBadRequest
 	case errors.Is(err, keys.ErrUnauthenticated):
 		return http.StatusUnauthorized
-	case errors.Is(err, keys.ErrNotMember), errors.Is(err, keys.ErrMemberRemoved),
-		errors.Is(err, keys.ErrNotAdmin), errors.Is(err, keys.ErrSubscriptionInactive),
-		errors.Is(err, keys.ErrIssuerNotAdmin), errors.Is(err, keys.ErrScopeMissing):
+	case errors.Is(err, keys.ErrRefused):
 		return http.StatusForbidden
-	case errors.Is(err, keys.ErrOrganizationNotFound), errors.Is(err, keys.ErrKeyNotFound):
+	case errors.Is(err, keys.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, keys.ErrKeyLimit), errors.Is(err, keys.ErrAlreadyRevoked):
+	case errors.Is(err, keys.ErrConflict):
 		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
@@ -327,7 +325,9 @@ func jsonProblem(err error) string {
 	return "unreadable body"
 }
 
-// ErrorBody is the JSON error shape shared with the developer API.
+// ErrorBody is the JSON error body of this handler: the same two fields as
+// the developer API's errors (SPEC §7), declared here on its own (the
+// api-server has its own type).
 type ErrorBody struct {
 	StatusCode int `json:"statusCode"`
 	Message    any `json:"message"`

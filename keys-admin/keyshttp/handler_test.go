@@ -81,8 +81,7 @@ func TestHandler(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		svc := keys.New(b.DB)
-		defer svc.Close()
+		svc := keys.NewManager(b.DB)
 		mux := http.NewServeMux()
 		mux.Handle("/settings/developer-keys/", http.StripPrefix("/settings/developer-keys", keyshttp.New(svc, identify, nil)))
 		srv := httptest.NewServer(mux)
@@ -175,8 +174,7 @@ func TestStrict(t *testing.T) {
 		[]keys.Member{{UserID: "owner", Role: keys.RoleOwner}}, now); err != nil {
 		t.Fatal(err)
 	}
-	svc := keys.New(b.DB)
-	defer svc.Close()
+	svc := keys.NewManager(b.DB)
 	srv := httptest.NewServer(keyshttp.New(svc, identify, nil))
 	defer srv.Close()
 	good := `{"name":"etl","scopes":["accounts:read"],"expiresInDays":30}`

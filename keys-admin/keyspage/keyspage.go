@@ -6,7 +6,7 @@
 // passwords or sessions.
 //
 //	page, err := keyspage.New(keyspage.Config{
-//		Keys:     svc, // *keys.Service
+//		Keys:     manager, // *keys.Manager
 //		Identify: identify, // the host's session → organization and user
 //		Path:     "/settings/developer-keys",
 //	})
@@ -18,7 +18,7 @@
 // Content-Security-Policy without inline script, and refuses framing; every
 // state-changing request passes net/http's CrossOriginProtection.
 //
-// The rules are keys.Service's: the page asks it (CanCreate, Create, List,
+// The rules are keys.Manager's: the page asks it (CanCreate, Create, List,
 // Revoke) and turns its errors into sentences placed next to the control
 // they concern.
 package keyspage
@@ -51,7 +51,7 @@ type Identity = keyshttp.Identity
 // in (401).
 type IdentityFunc = keyshttp.IdentityFunc
 
-// Keys is the part of keys.Service the page uses.
+// Keys is the part of keys.Manager the page uses.
 type Keys interface {
 	CanCreate(ctx context.Context, organizationID, userID string) error
 	Create(ctx context.Context, req keys.CreateRequest) (*keys.CreatedKey, error)
@@ -61,7 +61,7 @@ type Keys interface {
 
 // Config configures the page.
 type Config struct {
-	// Keys is the key service, usually a *keys.Service. Required.
+	// Keys is the key lifecycle, usually a *keys.Manager. Required.
 	Keys Keys
 	// Identify returns who is signed in. Required.
 	Identify IdentityFunc

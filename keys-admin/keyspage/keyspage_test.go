@@ -46,7 +46,8 @@ var hostile = []string{
 
 type fixture struct {
 	t    *testing.T
-	svc  *keys.Service
+	svc  *keys.Manager
+	auth *keys.Service // the request side: does a key shown once work?
 	db   *bun.DB
 	url  string
 	logs *bytes.Buffer
@@ -77,8 +78,9 @@ func setup(t *testing.T, b dbtest.Backend) *fixture {
 			t.Fatal(err)
 		}
 	}
-	svc := keys.New(b.DB)
-	t.Cleanup(svc.Close)
+	svc := keys.NewManager(b.DB)
+	auth := keys.New(b.DB)
+	t.Cleanup(auth.Close)
 	logs := &bytes.Buffer{}
 	page, err := keyspage.New(keyspage.Config{
 		Keys: svc, Identify: identify, Path: path, SignInURL: "/sign-in",
@@ -91,7 +93,7 @@ func setup(t *testing.T, b dbtest.Backend) *fixture {
 	mux.Handle(path+"/", page)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &fixture{t: t, svc: svc, db: b.DB, url: srv.URL, logs: logs}
+	return &fixture{t: t, svc: svc, auth: auth, db: b.DB, url: srv.URL, logs: logs}
 }
 
 type response struct {
@@ -238,7 +240,7 @@ func TestCreateShowsTheKeyOnce(t *testing.T) {
 				t.Errorf("header %s holds the key", k)
 			}
 		}
-		p, err := f.svc.Lookup(t.Context(), secret)
+		p, err := f.auth.Lookup(t.Context(), secret)
 		if err != nil {
 			t.Fatal(err)
 		}

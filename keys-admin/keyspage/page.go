@@ -37,7 +37,7 @@ type refusal struct {
 	sentence string
 }
 
-// explain turns an error of keys.Service into what the page says. It is the
+// explain turns an error of keys.Manager into what the page says. It is the
 // one place where the service's errors become statuses and sentences;
 // anything it does not know is a 500 that is logged.
 func explain(err error) refusal {

@@ -16,10 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/snapshot"
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/database"
+	"github.com/gin-gonic/gin"
 	"github.com/spf13/cobra"
 	"github.com/uptrace/bun"
 )
@@ -31,13 +33,29 @@ var (
 	date    = "unknown"
 )
 
-// Exit codes.
+// Exit codes: the repository's one policy (README.md, "Exit codes"),
+// shared with keys-admin and svc. svc-api uses these.
 const (
-	exitOK      = 0
-	exitError   = 1
-	exitUsage   = 2
-	exitInvalid = 3 // import: the document is invalid
+	exitOK          = 0
+	exitError       = 1 // unexpected failure
+	exitUsage       = 2 // bad command, flag or value; nothing was done
+	exitUnavailable = 6 // the database or Redis is unreachable or timed out
+	exitInvalid     = 8 // import: the document is invalid; nothing was changed
 )
+
+// exitCodesHelp is the root command's summary of the exit codes.
+const exitCodesHelp = `Exit codes (one policy for svc-api, keys-admin and svc: the repository's
+README.md, section "Exit codes"):
+  0  success
+  1  unexpected failure (the message says what failed)
+  2  usage: bad command, flag or value; nothing was done
+  6  unavailable: the database or Redis is unreachable or timed out; try again later
+  8  invalid data: import refused the document; nothing was changed`
+
+// gin's mode is a process-wide global of gin's: set once here, for every
+// command and for tests that run them, instead of by server.New. Release
+// mode prints no route table or debug warnings (the server logs JSON only).
+func init() { gin.SetMode(gin.ReleaseMode) }
 
 // usageError marks errors in the command line.
 type usageError struct{ error }
@@ -67,6 +85,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "svc-api:", err)
 		fmt.Fprintln(stderr, "Run 'svc-api --help' for usage.")
 		return exitUsage
+	case store.Unavailable(err), errors.Is(err, ratelimit.ErrUnavailable):
+		fmt.Fprintln(stderr, "svc-api:", err)
+		return exitUnavailable
 	}
 	fmt.Fprintln(stderr, "svc-api:", err)
 	return exitError
@@ -80,7 +101,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 /campaigns, /insights) from PostgreSQL (production) or an embedded SQLite file.
 
 Every flag takes its default from the SVC_* environment variable named in its help.
-Start with 'svc-api demo': it needs nothing but this binary.`,
+Start with 'svc-api demo': it needs nothing but this binary.
+
+` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -123,9 +146,11 @@ func (c *config) openDB(ctx context.Context, file string) (*bun.DB, string, erro
 	return db, url, err
 }
 
-// migrateHint adds what to do to an error that says the schema is missing.
+// migrateHint adds what to do to an error that says a table or column is
+// missing (store.SchemaMissing: the PostgreSQL SQLSTATE or SQLite's result
+// code).
 func migrateHint(err error) error {
-	if err != nil && (strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "does not exist")) {
+	if store.SchemaMissing(err) {
 		return fmt.Errorf("%w (run 'svc-api migrate' first)", err)
 	}
 	return err
@@ -188,7 +213,7 @@ Formats (--format, default auto: ndjson for FILE ending in .ndjson or .jsonl, el
 
 If anything is invalid, the problems are printed with their path ($.insights[3].date in
 JSON, "line 12: $.date" in NDJSON; the first 200, then a count) and nothing is written
-(exit code 3). Interrupting the import (Ctrl-C, SIGTERM) or killing it writes nothing
+(exit code 8). Interrupting the import (Ctrl-C, SIGTERM) or killing it writes nothing
 either: readers see the old rows until the one commit at the end. Importing the same
 document again changes nothing. An organization that lists "members" lists all of
 them: a stored member it no longer lists is marked removed.

@@ -185,8 +185,7 @@ func TestDemoKeyLimit(t *testing.T) {
 			t.Errorf("run %d revoked %s, want the oldest %s", i, dk.revoked[0].ID, created[wantRevoked-1])
 		}
 	}
-	ks := keys.New(db)
-	defer ks.Close()
+	ks := keys.NewManager(db)
 	list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
 	if err != nil {
 		t.Fatal(err)
@@ -296,6 +295,27 @@ func TestImportCommand(t *testing.T) {
 	}
 	if code, _ := run("", "import"); code != exitUsage {
 		t.Errorf("import without a file: %d", code)
+	}
+	// The policy's numbers (README.md, "Exit codes"), not just the names.
+	if code, _ := run(`{"kind":"account","id":"acc_3"}`, "import", "-", "--format", "ndjson", "--database-url", db); code != 8 {
+		t.Errorf("invalid document: exit %d, want 8", code)
+	}
+	// A database that is not there: 6 (try again later), for migrate,
+	// import and serve alike.
+	unreachable := "postgres://u@127.0.0.1:1/x?sslmode=disable&connect_timeout=2"
+	for _, args := range [][]string{
+		{"migrate", "--database-url", unreachable},
+		{"import", file, "--database-url", unreachable},
+		{"serve", "--listen", "127.0.0.1:0", "--database-url", unreachable},
+	} {
+		if code, out := run("", args...); code != 6 || !strings.Contains(out, "connect to") {
+			t.Errorf("%s on an unreachable database: exit %d, want 6: %s", args[0], code, out)
+		}
+	}
+	// An unmigrated database: the hint, found by the error's code.
+	empty := "sqlite:" + filepath.Join(dir, "empty.db")
+	if code, out := run("", "import", file, "--database-url", empty); code != 1 || !strings.Contains(out, "run 'svc-api migrate' first") {
+		t.Errorf("import before migrate: exit %d %s", code, out)
 	}
 	if code, out := run("", "version"); code != 0 || !strings.HasPrefix(out, "svc-api ") {
 		t.Errorf("version: %d %s", code, out)

@@ -31,7 +31,6 @@ type config struct {
 	DownloadsDir   string
 	Limits         server.Limits
 	LogLevel       string
-	LogFormat      string
 	PprofAddr      string
 	MetricsAddr    string
 	DBMaxConns     int

@@ -128,8 +128,7 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	c.DatabaseURL = url
 	c.RedisURL = "" // the demo is one process: in-process limits
 	c.listener = ln
-	settingsKeys := keys.New(db)
-	defer settingsKeys.Close()
+	settingsKeys := keys.NewManager(db)
 	c.mount = func(api http.Handler) (http.Handler, error) {
 		if host, _, _ := net.SplitHostPort(c.Listen); host == "" || !net.ParseIP(host).IsLoopback() && host != "localhost" {
 			log.Warn("the demo sign-in at " + demoSignInPath + " lets anyone who reaches " + c.Listen + " act as any demo user")
@@ -182,8 +181,7 @@ type demoKey struct {
 // when the organization already has keys.MaxActiveKeys active keys, the
 // oldest demo keys are revoked to make room.
 func newDemoKey(ctx context.Context, db *bun.DB) (*demoKey, error) {
-	ks := keys.New(db)
-	defer ks.Close()
+	ks := keys.NewManager(db)
 	list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
 	if err != nil {
 		return nil, err

@@ -150,7 +150,7 @@ const demoTemplateText = `
 // demoSettings returns the handler of `svc-api demo`: the Developer keys
 // page at /settings/developer-keys/ behind the demo sign-in at
 // /settings/sign-in, and api for everything else.
-func demoSettings(ks *keys.Service, api http.Handler, log *slog.Logger, now time.Time) (http.Handler, error) {
+func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time.Time) (http.Handler, error) {
 	users := demoUsers(now)
 	sessions, err := newDemoSessions(users)
 	if err != nil {

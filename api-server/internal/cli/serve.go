@@ -8,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -76,13 +74,6 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
-	}
-	if os.Getenv("GOGC") == "" {
-		// The heap is small and short-lived (one page per request): a GC
-		// target of 200% instead of Go's 100% halves the collector's share
-		// of CPU under load (about 9% in profiles) for a few MB of RSS.
-		// GOGC, when set, wins.
-		debug.SetGCPercent(200)
 	}
 	var metrics *telemetry.Metrics
 	var keyOpts []keys.Option

@@ -1,5 +1,6 @@
 // Package ratelimit holds the request limits of the API behind one
-// interface: GCRA in Redis through redis_rate (shared by every replica), or
+// interface: GCRA in Redis (redis_rate v10's algorithm and keys, run by this
+// package's own script: Redis; shared by every replica), or
 // the same algorithm in process memory (one replica, the embedded default).
 // A store that errs or does not answer within its deadline gives
 // ErrUnavailable, and the caller refuses the request (fail closed).

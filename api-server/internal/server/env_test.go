@@ -60,6 +60,8 @@ type opts struct {
 	onPage, onPing func()
 	// dbDeadline is server.Config.DatabaseDeadline.
 	dbDeadline time.Duration
+	// wrapStore, when set, wraps the store the server reads.
+	wrapStore func(server.Store) server.Store
 }
 
 // hookedStore calls hooks before the store's calls.
@@ -112,7 +114,7 @@ type env struct {
 	name    string
 	h       http.Handler
 	db      *bun.DB
-	keys    *keys.Service
+	keys    *keys.Manager
 	clock   *clock
 	logs    *syncBuffer
 	all     string // org_a, every scope, issued by OwnerA
@@ -131,6 +133,7 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	clk := &clock{}
 	ks := keys.New(b.DB, keys.WithClock(clk.Now))
 	t.Cleanup(ks.Close)
+	km := keys.NewManager(b.DB, keys.WithManagerClock(clk.Now))
 	st, err := store.New(ctx, b.DB)
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +164,9 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	if o.onPage != nil || o.onPing != nil {
 		sst = hookedStore{st, o.onPage, o.onPing}
 	}
+	if o.wrapStore != nil {
+		sst = o.wrapStore(sst)
+	}
 	h, err := server.New(server.Config{
 		Keys: lookup, Store: sst, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
 		MaxInFlight: o.maxInFlight, DatabaseDeadline: o.dbDeadline,
@@ -170,9 +176,9 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, name: b.Name, h: h, db: b.DB, keys: ks, clock: clk, logs: logs}
+	e := &env{t: t, name: b.Name, h: h, db: b.DB, keys: km, clock: clk, logs: logs}
 	create := func(org, user string, scopes apikey.Scopes, days int) *keys.CreatedKey {
-		k, err := ks.Create(ctx, keys.CreateRequest{OrganizationID: org, UserID: user, Name: "test",
+		k, err := km.Create(ctx, keys.CreateRequest{OrganizationID: org, UserID: user, Name: "test",
 			Scopes: scopes, ExpiresInDays: days})
 		if err != nil {
 			t.Fatalf("create key: %v", err)

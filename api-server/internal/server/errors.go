@@ -3,11 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
@@ -15,9 +16,6 @@ import (
 
 // errAccountNotFound: accountId names no account of the key's organization.
 var errAccountNotFound = errors.New("account not found")
-
-// errDatabase wraps a store failure.
-var errDatabase = errors.New("database unavailable")
 
 // handleError is the one place where errors become responses.
 func (s *Server) handleError(c *gin.Context, err error) {
@@ -28,25 +26,48 @@ func (s *Server) handleError(c *gin.Context, err error) {
 		c.AbortWithStatus(statusClientClosed)
 		return
 	}
+	var scopeErr *keys.ScopeError
 	switch {
 	case errors.Is(err, keys.ErrUnauthenticated):
 		c.Header("WWW-Authenticate", `Bearer realm="svc"`)
 		s.fail(c, http.StatusUnauthorized, "missing, invalid, revoked or expired API key; send a valid key in the Authorization header (Bearer scheme)")
 	case errors.Is(err, keys.ErrIssuerNotAdmin):
 		s.fail(c, http.StatusForbidden, "the key's issuer is no longer an owner or administrator of the organization")
-	case errors.Is(err, keys.ErrScopeMissing):
-		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+scopeOf(c.FullPath())+")")
+	case errors.As(err, &scopeErr):
+		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+string(scopeErr.Scope)+")")
+	case errors.Is(err, keys.ErrScopeMissing): // not from authorize: no scope to name
+		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires")
 	case errors.Is(err, errAccountNotFound):
 		s.fail(c, http.StatusNotFound, "account not found in the key's organization")
 	case errors.Is(err, ratelimit.ErrUnavailable):
 		state(c).depFail = true
 		s.failures.note(c.Request.Context(), s.log, "rate limit store unavailable", err, s.now())
 		s.fail(c, http.StatusServiceUnavailable, "the protection service (rate limiting) is unavailable; reads fail closed, try again later")
-	default:
+	case errors.Is(err, errDatabaseDown), store.Unavailable(err):
 		state(c).depFail = true
 		s.failures.note(c.Request.Context(), s.log, "database unavailable", err, s.now())
 		s.fail(c, http.StatusServiceUnavailable, "the database is unavailable; reads fail closed, try again later")
+	default:
+		// A bug, or a failure nobody classified: never a dependency's
+		// fault by default. The cause goes to the log, once, with the
+		// request id; the client gets the id only.
+		id := state(c).id
+		s.log.LogAttrs(c.Request.Context(), slog.LevelError, "internal error",
+			slog.String("request_id", id), slog.String("error", err.Error()))
+		s.fail(c, http.StatusInternalServerError, "internal error (request id "+id+")")
 	}
+}
+
+// checkedScope returns Authorize's error for scope as a *keys.ScopeError
+// naming scope, so that the 403 says which scope was checked; other errors
+// are returned as they are. (Once Authorize returns a *keys.ScopeError
+// itself, this changes nothing.)
+func checkedScope(scope apikey.Scope, err error) error {
+	var se *keys.ScopeError
+	if errors.Is(err, keys.ErrScopeMissing) && !errors.As(err, &se) {
+		return &keys.ScopeError{Scope: scope}
+	}
+	return err
 }
 
 // clientGone reports whether the request's own context has ended, or is
@@ -62,16 +83,6 @@ func clientGone(ctx context.Context) bool {
 
 // statusClientClosed is nginx's 499: the client closed the request.
 const statusClientClosed = 499
-
-func scopeOf(path string) string {
-	switch strings.TrimPrefix(path, BasePath) {
-	case "/accounts":
-		return string(apikey.ScopeAccountsRead)
-	case "/campaigns":
-		return string(apikey.ScopeCampaignsRead)
-	}
-	return string(apikey.ScopeInsightsRead)
-}
 
 // fail writes the error body of SPEC §7 and stops the pipeline. A refusal
 // closes the connection (a client that is refused does not keep a socket

@@ -337,7 +337,8 @@ func TestLimiterBreaker(t *testing.T) {
 // a key that is merely unknown does not count as a failure.
 func TestDatabaseBreaker(t *testing.T) {
 	var lookups atomic.Int64
-	e := sqliteEnv(t, opts{lookups: &lookups})
+	b, proxy := proxiedPostgres(t)
+	e := newEnv(t, b, opts{lookups: &lookups})
 	for range 10 { // unknown keys are answers, not failures
 		if w := e.get(base+"/accounts", "svc_live_"+strings.Repeat("A", 43)); w.Code != http.StatusUnauthorized {
 			t.Fatalf("unknown key: %d", w.Code)
@@ -346,7 +347,7 @@ func TestDatabaseBreaker(t *testing.T) {
 	if w := e.get(base+"/accounts", e.all); w.Code != http.StatusOK {
 		t.Fatalf("after unknown keys: %d", w.Code)
 	}
-	e.db.Close()
+	proxy.Set("down") // a real outage: connections refused
 	before := lookups.Load()
 	for range 50 {
 		if w := e.get(base+"/accounts", e.all); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {

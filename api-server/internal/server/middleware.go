@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
@@ -360,7 +360,7 @@ func (s *Server) rateLimitHeader(c *gin.Context, st *reqState) {
 func (s *Server) authorize(scope apikey.Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := state(c).principal.Authorize(scope); err != nil {
-			s.handleError(c, err)
+			s.handleError(c, checkedScope(scope, err))
 			return
 		}
 		c.Next()
@@ -408,10 +408,11 @@ func (s *Server) admit(c *gin.Context) {
 }
 
 // noteDatabase tells the database breaker how a call ended: a failure
-// other than "no such key" (and not caused by the client leaving) counts.
+// of the database (store.Unavailable, not caused by the client leaving)
+// counts; an answer, even "no such key" or an error, does not.
 func (s *Server) noteDatabase(ctx context.Context, err error) {
 	switch {
-	case err == nil, errors.Is(err, keys.ErrUnauthenticated):
+	case err == nil, !store.Unavailable(err): // the database answered
 		s.dbBreaker.succeeded()
 	case !clientGone(ctx):
 		s.dbBreaker.failed(s.now())

@@ -52,7 +52,8 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
 
-	gin.SetMode(gin.ReleaseMode)
+	// gin's mode is a global of gin's: the program sets it (the cli
+	// package, once), not this constructor.
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false

@@ -21,7 +21,7 @@ import (
 // ExitCode is the exit status of svc.
 type ExitCode int
 
-// The exit codes of svc, documented in `svc --help` and the README.
+// The exit codes of svc, documented in `svc --help` and the README: the repository's one policy for svc, svc-api and keys-admin (README.md, "Exit codes").
 const (
 	// ExitOK: success.
 	ExitOK ExitCode = 0
