@@ -10,6 +10,7 @@ package accountid
 import (
 	"context"
 	"fmt"
+	"io"
 
 	svc "github.com/adsnap/svc/sdk-go"
 )
@@ -75,4 +76,27 @@ func Show(ids map[string]string, platformID string) string {
 		return id
 	}
 	return platformID
+}
+
+// Lookup is Resolve for the rows of a listing: platform gives a row's
+// platform account id, and page reads a page of the listing (the probe asks
+// it for one row of one account). When some ids stay unknown, it says so on
+// errOut; the table then shows their platform ids.
+func Lookup[T any](ctx context.Context, errOut io.Writer, client *svc.Client, filter string, rows []T,
+	platform func(T) string, page func(context.Context, svc.ListOptions) (*svc.Page[T], error)) map[string]string {
+	platformIDs := make([]string, len(rows))
+	for i, r := range rows {
+		platformIDs[i] = platform(r)
+	}
+	ids, err := Resolve(ctx, client, filter, platformIDs, func(ctx context.Context, id string) (string, error) {
+		p, err := page(ctx, svc.ListOptions{Limit: 1, AccountID: id})
+		if err != nil || len(p.Data) == 0 {
+			return "", err
+		}
+		return platform(p.Data[0]), nil
+	})
+	if err != nil {
+		fmt.Fprintf(errOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
+	}
+	return ids
 }

@@ -87,7 +87,7 @@ func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
 	opts := []svc.Option{
 		svc.WithAPIKey(key),
 		svc.WithSiteURL(f.SiteURL()),
-		svc.WithUserAgentSuffix("svc-cli/" + userAgentVersion()),
+		svc.WithUserAgentSuffix(svc.UserAgentProduct("svc-cli", build.Version())),
 	}
 	if f.Timeout > 0 {
 		opts = append(opts, svc.WithTimeout(f.Timeout))
@@ -105,7 +105,7 @@ func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
 // SDKOptions returns the options every client of svc shares (site,
 // timeout, user agent), for `svc mcp`, which reads the key itself.
 func (f *Factory) SDKOptions() []svc.Option {
-	opts := []svc.Option{svc.WithUserAgentSuffix("svc-cli/" + userAgentVersion())}
+	opts := []svc.Option{svc.WithUserAgentSuffix(svc.UserAgentProduct("svc-cli", build.Version()))}
 	if f.Timeout > 0 {
 		opts = append(opts, svc.WithTimeout(f.Timeout))
 	}
@@ -127,16 +127,4 @@ func (f *Factory) readKey() (string, error) {
 		return "", &KeyError{errEmptyKey}
 	}
 	return key, nil
-}
-
-// userAgentVersion is the version for the User-Agent, which allows only
-// printable ASCII.
-func userAgentVersion() string {
-	v := build.Version()
-	for _, r := range v {
-		if r <= ' ' || r > '~' {
-			return "unknown"
-		}
-	}
-	return v
 }

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	svc "github.com/adsnap/svc/sdk-go"
 	svcmcp "github.com/adsnap/svc/svc-mcp"
 )
 
@@ -25,7 +26,8 @@ func run() int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	var opts []svcmcp.Option
+	// This is the one place of the binary that reads its configuration.
+	opts := []svcmcp.Option{svcmcp.WithAPIKey(os.Getenv(svc.APIKeyEnv))}
 	if site := os.Getenv("SVC_SITE_URL"); site != "" {
 		opts = append(opts, svcmcp.WithSiteURL(site))
 	}

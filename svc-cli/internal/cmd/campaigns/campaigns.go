@@ -3,7 +3,6 @@ package campaigns
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"slices"
 
@@ -68,29 +67,18 @@ func campaignsRun(ctx context.Context, opts *CampaignsOptions) error {
 	if err != nil {
 		return err
 	}
+	page := func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
+		return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
+	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
 	return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, listing.Source[svc.Campaign]{
-		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
-			return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
-		},
+		Page: page,
 		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Campaign], error] {
 			return client.Campaigns.AllRaw(ctx, &svc.CampaignListOptions{ListOptions: lo})
 		},
 		Table: func(ctx context.Context, rows []svc.Campaign) []output.Column[svc.Campaign] {
-			platform := make([]string, len(rows))
-			for i, r := range rows {
-				platform[i] = r.PlatformAdAccountID
-			}
-			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
-				p, err := client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}})
-				if err != nil || len(p.Data) == 0 {
-					return "", err
-				}
-				return p.Data[0].PlatformAdAccountID, nil
-			})
-			if err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
-			}
+			ids := accountid.Lookup(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
+				func(c svc.Campaign) string { return c.PlatformAdAccountID }, page)
 			return TableSpec(ids).Table
 		},
 	})

@@ -102,28 +102,17 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 	withDates := func(lo svc.ListOptions) *svc.InsightListOptions {
 		return &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To}
 	}
+	page := func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
+		return client.Insights.List(ctx, withDates(lo))
+	}
 	src := listing.Source[svc.Insight]{
-		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
-			return client.Insights.List(ctx, withDates(lo))
-		},
+		Page: page,
 		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Insight], error] {
 			return client.Insights.AllRaw(ctx, withDates(lo))
 		},
 		Table: func(ctx context.Context, rows []svc.Insight) []output.Column[svc.Insight] {
-			platform := make([]string, len(rows))
-			for i, r := range rows {
-				platform[i] = r.PlatformAdAccountID
-			}
-			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
-				p, err := client.Insights.List(ctx, &svc.InsightListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}, From: opts.From, To: opts.To})
-				if err != nil || len(p.Data) == 0 {
-					return "", err
-				}
-				return p.Data[0].PlatformAdAccountID, nil
-			})
-			if err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
-			}
+			ids := accountid.Lookup(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
+				func(r svc.Insight) string { return r.PlatformAdAccountID }, page)
 			return TableSpec(ids).Table
 		},
 	}
