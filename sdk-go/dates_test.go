@@ -62,6 +62,9 @@ func TestInsightDates(t *testing.T) {
 			if got != (DateRange{}) {
 				t.Errorf("range %v with an error", got)
 			}
+			if (dr.Range != DateRange{}) != (tt.err == ErrDatesReversed || tt.err == ErrRangeTooLong) {
+				t.Errorf("DateRangeError.Range = %v", dr.Range)
+			}
 			// The listing refuses the same options with the same reason.
 			_, qerr := (&InsightListOptions{From: tt.from, To: tt.to}).query(today)
 			if !errors.Is(qerr, tt.err) {

@@ -147,7 +147,10 @@ var (
 type DateRangeError struct {
 	// Problems lists every problem found, one sentence each.
 	Problems []string
-	reasons  []error
+	// Range is the range the defaults resolve to when the error is
+	// ErrDatesReversed or ErrRangeTooLong; it is zero otherwise.
+	Range   DateRange
+	reasons []error
 }
 
 // Error returns all the problems on one line.
@@ -200,6 +203,7 @@ func InsightDates(from, to, today Date) (DateRange, error) {
 		from = to.AddDays(-(DefaultInsightDays - 1))
 	}
 	r := DateRange{From: from, To: to}
+	e.Range = r
 	switch {
 	case from.After(to):
 		e.add(ErrDatesReversed, "from %s is after to %s", from, to)
