@@ -76,7 +76,7 @@ func TestServiceErrors(t *testing.T) {
 			name: "404 unknown account",
 			args: map[string]any{"accountId": "act_missing"},
 			want: func(string) []string {
-				return []string{"not found (404): Account not found", "accountId is not an account of your organization"}
+				return []string{"not found (404): account not found in the key's organization", "accountId is not an account of your organization"}
 			},
 		},
 		{

@@ -9,13 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	svc "github.com/adsnap/svc/sdk-go"
+	"github.com/adsnap/svc/sdk-go/svctest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,8 +48,28 @@ const (
 ]`
 	dataAsOf    = "2026-11-20T06:00:00Z"
 	generatedAt = "2026-11-20T06:05:00Z"
-	note        = "Stored snapshot; it may be stale. No live platform request was made."
+	note        = svctest.Note
 )
+
+// fixtureRows returns the rows of a JSON array of fixtures, all of account
+// accountID when it is set, else each of the account its id names.
+func fixtureRows(array, accountID string) []svctest.Row {
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(array), &raw); err != nil {
+		panic(err)
+	}
+	rows := make([]svctest.Row, len(raw))
+	for i, r := range raw {
+		id := accountID
+		if id == "" {
+			var x struct{ ID string }
+			_ = json.Unmarshal(r, &x)
+			id = x.ID
+		}
+		rows[i] = svctest.Row{AccountID: id, JSON: string(r)}
+	}
+	return rows
+}
 
 // apiResponse is a canned answer of the test API.
 type apiResponse struct {
@@ -59,11 +79,12 @@ type apiResponse struct {
 	delay   <-chan struct{} // if set, the answer waits for it
 }
 
-// testAPI mimics the snapshot developer API: GET
-// {site}/api/v1/developer/accounts|campaigns|insights with a bearer key,
-// answering with the envelope or with an error body.
+// testAPI is the snapshot developer API of sdk-go's svctest (svc-api's
+// statuses and messages) over the fixtures, at {site}/api/v1/developer,
+// with canned answers per endpoint.
 type testAPI struct {
 	*httptest.Server
+	api       svctest.API
 	mu        sync.Mutex
 	queries   []string                // "/accounts?limit=5" per request
 	responses map[string]*apiResponse // by endpoint ("/accounts"); nil: the fixtures
@@ -71,7 +92,12 @@ type testAPI struct {
 
 func newTestAPI(t *testing.T) *testAPI {
 	t.Helper()
-	api := &testAPI{responses: map[string]*apiResponse{}}
+	api := &testAPI{responses: map[string]*apiResponse{}, api: svctest.API{
+		Key:      testKey,
+		Accounts: fixtureRows(accountsJSON, ""), Campaigns: fixtureRows(campaignsJSON, "act_1"), Insights: fixtureRows(insightsJSON, "act_1"),
+		DataAsOf: dataAsOf, GeneratedAt: generatedAt,
+		Now: func() time.Time { return testNow },
+	}}
 	api.Server = httptest.NewServer(http.HandlerFunc(api.serve))
 	t.Cleanup(api.Close)
 	return api
@@ -96,16 +122,10 @@ func (a *testAPI) lastQuery() string {
 	return a.queries[len(a.queries)-1]
 }
 
-func writeError(w http.ResponseWriter, status int, message any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"statusCode": status, "message": message})
-}
-
 func (a *testAPI) serve(w http.ResponseWriter, r *http.Request) {
 	endpoint, ok := strings.CutPrefix(r.URL.Path, basePath+svc.APIPath)
 	if !ok || r.Method != http.MethodGet {
-		writeError(w, http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)
+		svctest.WriteError(w, http.StatusNotFound, svctest.MessageNoEndpoint)
 		return
 	}
 	a.mu.Lock()
@@ -113,64 +133,27 @@ func (a *testAPI) serve(w http.ResponseWriter, r *http.Request) {
 	canned := a.responses[endpoint]
 	a.mu.Unlock()
 
+	if canned == nil {
+		a.api.ServeHTTP(w, r)
+		return
+	}
 	if r.Header.Get("Authorization") != "Bearer "+testKey {
-		writeError(w, http.StatusUnauthorized, "Invalid or missing API key")
+		svctest.WriteError(w, http.StatusUnauthorized, svctest.MessageUnauthorized)
 		return
 	}
-	if canned != nil {
-		if canned.delay != nil {
-			select {
-			case <-canned.delay:
-			case <-r.Context().Done():
-				return
-			}
+	if canned.delay != nil {
+		select {
+		case <-canned.delay:
+		case <-r.Context().Done():
+			return
 		}
-		for k, v := range canned.headers {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(canned.status)
-		_, _ = w.Write([]byte(canned.body))
-		return
 	}
-
-	var data string
-	switch endpoint {
-	case "/accounts":
-		data = accountsJSON
-	case "/campaigns":
-		data = campaignsJSON
-	case "/insights":
-		data = insightsJSON
-	default:
-		writeError(w, http.StatusNotFound, "Cannot GET "+r.URL.Path)
-		return
+	for k, v := range canned.headers {
+		w.Header().Set(k, v)
 	}
-	q := r.URL.Query()
-	limit, offset := 50, 0
-	if v := q.Get("limit"); v != "" {
-		limit, _ = strconv.Atoi(v)
-	}
-	if v := q.Get("offset"); v != "" {
-		offset, _ = strconv.Atoi(v)
-	}
-	var rows []json.RawMessage
-	if err := json.Unmarshal([]byte(data), &rows); err != nil {
-		panic(err)
-	}
-	if q.Get("accountId") == "act_missing" {
-		writeError(w, http.StatusNotFound, "Account not found")
-		return
-	}
-	// Pretend there are more rows than the fixtures: the next page starts
-	// after these.
-	next := "null"
-	if limit == len(rows) {
-		next = strconv.Itoa(offset + len(rows))
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	fmt.Fprintf(w, `{"data":%s,"meta":{"source":"stored_snapshot","liveMetaRequest":false,"limit":%d,"offset":%d,"nextOffset":%s,"returned":%d,"generatedAt":%q,"dataAsOf":%q,"note":%q}}`,
-		data, limit, offset, next, len(rows), generatedAt, dataAsOf, note)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(canned.status)
+	_, _ = w.Write([]byte(canned.body))
 }
 
 // connect starts a server with opts and returns a client session on it,

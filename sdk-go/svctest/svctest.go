@@ -90,9 +90,11 @@ type API struct {
 	// three.
 	Scopes []string
 	// Accounts, Campaigns and Insights are the organization's rows, in the
-	// order of the listing. The account ids of Accounts are the
-	// organization's accounts (the accountId filter of every endpoint).
+	// order of the listing.
 	Accounts, Campaigns, Insights []Row
+	// AccountIDs are the organization's accounts, which the accountId
+	// filter accepts; nil means the account ids of Accounts.
+	AccountIDs []string
 	// DataAsOf and GeneratedAt are the meta fields of every page (RFC 3339).
 	DataAsOf, GeneratedAt string
 	// Now is the clock that decides which days are in the future; nil means
@@ -155,7 +157,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.accountID != "" {
-		if !slices.ContainsFunc(a.Accounts, func(x Row) bool { return x.AccountID == p.accountID }) {
+		known := slices.Contains(a.AccountIDs, p.accountID)
+		if a.AccountIDs == nil {
+			known = slices.ContainsFunc(a.Accounts, func(x Row) bool { return x.AccountID == p.accountID })
+		}
+		if !known {
 			WriteError(w, http.StatusNotFound, MessageAccountNotFound)
 			return
 		}
