@@ -20,6 +20,7 @@
 package svctest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,7 +112,69 @@ func WriteError(w http.ResponseWriter, status int, message any) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// Fixtures are the rows of the three resources, as kept in a JSON file:
+//
+//	{"accounts": [{"accountId": "acc_1", "row": {…}}, …], "campaigns": […], "insights": […]}
+//
+// where row is the row as the service sends it. svc-cli and svc-mcp keep
+// their rows in such files, which e2e serves with API and validates against
+// openapi.yaml.
+type Fixtures struct {
+	Accounts, Campaigns, Insights []Row
+}
+
+// ParseFixtures reads a fixtures file.
+func ParseFixtures(b []byte) (Fixtures, error) {
+	type item struct {
+		AccountID string          `json:"accountId"`
+		Row       json.RawMessage `json:"row"`
+	}
+	var file struct {
+		Accounts, Campaigns, Insights []item
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return Fixtures{}, fmt.Errorf("svctest: fixtures: %w", err)
+	}
+	rows := func(items []item) ([]Row, error) {
+		out := make([]Row, len(items))
+		for i, it := range items {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, it.Row); err != nil || it.AccountID == "" {
+				return nil, fmt.Errorf("svctest: fixtures: row %d: no accountId, or not JSON (%v)", i, err)
+			}
+			out[i] = Row{AccountID: it.AccountID, JSON: buf.String()}
+		}
+		return out, nil
+	}
+	var f Fixtures
+	var err error
+	if f.Accounts, err = rows(file.Accounts); err != nil {
+		return Fixtures{}, err
+	}
+	if f.Campaigns, err = rows(file.Campaigns); err != nil {
+		return Fixtures{}, err
+	}
+	if f.Insights, err = rows(file.Insights); err != nil {
+		return Fixtures{}, err
+	}
+	return f, nil
+}
+
+// MustParseFixtures is ParseFixtures for package variables of tests: it
+// panics on an error.
+func MustParseFixtures(b []byte) Fixtures {
+	f, err := ParseFixtures(b)
+	if err != nil {
+		panic(err)
+	}
+	return f
 }
 
 // ServeHTTP answers one request as svc-api does.

@@ -25,6 +25,7 @@
 package testapi
 
 import (
+	_ "embed"
 	"fmt"
 	"hash/crc32"
 	"net/http"
@@ -103,7 +104,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	route := strings.Trim(prefix, "/")
 	mode, arg, _ := strings.Cut(route, "/")
 
-	api := svctest.API{Key: Key, Accounts: accounts, Campaigns: campaigns, Insights: insights,
+	api := svctest.API{Key: Key, Accounts: fixtures.Accounts, Campaigns: fixtures.Campaigns, Insights: fixtures.Insights,
 		AccountIDs: []string{"acc_1", "acc_2"}, DataAsOf: DataAsOf, GeneratedAt: generatedAt}
 	switch mode {
 	case "redirect":
@@ -161,21 +162,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // row is a fixture row: its account id and its JSON.
 type row = svctest.Row
 
-var accounts = []row{
-	{AccountID: "acc_1", JSON: `{"id":"acc_1","accountName":"Acme EU","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":"2026-11-20T06:00:00Z"}`},
-	{AccountID: "acc_2", JSON: `{"id":"acc_2","accountName":"Acme US, \"East\"","currency":"USD","timezone":"America/New_York","isActive":false,"lastSyncAt":null}`},
-}
+// fixtures are the rows of the default route; e2e validates them against
+// openapi.yaml (double_test.go).
+//
+//go:embed testdata/fixtures.json
+var fixturesJSON []byte
 
-var campaigns = []row{
-	{AccountID: "acc_1", JSON: `{"id":"cmp_1","platformAdAccountId":"act_991","name":"Winter Sale","objective":"OUTCOME_SALES","status":"ACTIVE","effectiveStatus":"ACTIVE","dailyBudget":"25.00","lifetimeBudget":null,"syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"}}`},
-	{AccountID: "acc_2", JSON: `{"id":"cmp_2","platformAdAccountId":"act_992","name":"Brand Awareness","objective":"OUTCOME_AWARENESS","status":"PAUSED","effectiveStatus":null,"dailyBudget":null,"lifetimeBudget":"1000.00","syncedAt":null,"account":{"currency":"USD","timezone":"America/New_York"}}`},
-}
-
-var insights = []row{
-	{AccountID: "acc_1", JSON: `{"id":"ins_1","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"reported_purchase_value","spend":"12.50","ctr":"1.51","cpc":"0.40","cpm":"6.10","impressions":2049,"reach":1800,"clicks":31,"purchases":2,"purchaseValue":80,"roas":6.4}`},
-	{AccountID: "acc_1", JSON: `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}`},
-	{AccountID: "acc_2", JSON: `{"id":"ins_3","platformAdAccountId":"act_992","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-18T00:00:00Z","syncedAt":"2026-11-20T05:00:00Z","account":{"currency":"USD","timezone":"America/New_York"},"purchaseMeasurement":"reported_purchase_value","spend":"30.25","ctr":"1.25","cpc":"0.61","cpm":"7.56","impressions":4000,"reach":3500,"clicks":50,"purchases":1,"purchaseValue":45.5,"roas":1.5}`},
-}
+var fixtures = svctest.MustParseFixtures(fixturesJSON)
 
 var nasty = []row{
 	{AccountID: "acc_1", JSON: `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},
