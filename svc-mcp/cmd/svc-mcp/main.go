@@ -1,6 +1,7 @@
 // Command svc-mcp runs the MCP server on stdin and stdout, for manual tests
-// and for the inspector test; `svc mcp` of svc-cli is the command users run.
-// It reads SVC_API_KEY, and SVC_SITE_URL when set (as svc-cli does).
+// and for the stdio tests; `svc mcp` of svc-cli is the command users run.
+// It reads SVC_API_KEY, and SVC_SITE_URL when set (as svc-cli does), and
+// passes them to the server.
 // SVC_MCP_DEBUG=1 logs every request, with its protocol version, to stderr.
 package main
 
