@@ -21,8 +21,9 @@ var (
 )
 
 // svcBinary builds svc once per test run, with -tags svctest so that
-// SVC_TEST_TIMEOUT can shorten the 15 s request timeout (release builds
-// ignore that variable), and returns the directory holding it.
+// SVC_TEST_TIMEOUT can shorten the 15 s request timeout and SVC_TEST_BACKOFF
+// the waits between retries (release builds ignore both), and returns the
+// directory holding it.
 func svcBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -77,6 +78,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("KEY", testapi.Key)
 			env.Setenv("OTHERKEY", testapi.OtherKey)
 			env.Setenv("CLOSED", closedURL)
+			// Retries of 503 answers and connection errors wait 1 ms.
+			env.Setenv("SVC_TEST_BACKOFF", "1ms")
 			// The key with blanks around it and a second line, for --key-stdin.
 			return os.WriteFile(filepath.Join(env.WorkDir, "key.txt"), []byte("  "+testapi.Key+" \r\nsecond line\n"), 0o600)
 		},

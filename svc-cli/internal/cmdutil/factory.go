@@ -33,14 +33,18 @@ type Factory struct {
 	Timeout time.Duration
 	// HTTPClient, when set, sends the requests (tests only).
 	HTTPClient *http.Client
+	// RetryBackoff, when set, is the first wait before retrying a 502, 503,
+	// 504 or a connection error (tests only; svc.WithRetryBackoff).
+	RetryBackoff time.Duration
 }
 
 // New returns the Factory of the running process.
 func New(ios *iostreams.IOStreams) *Factory {
 	return &Factory{
-		IOStreams: ios,
-		Getenv:    os.Getenv,
-		Timeout:   requestTimeout(os.Getenv),
+		IOStreams:    ios,
+		Getenv:       os.Getenv,
+		Timeout:      requestTimeout(os.Getenv),
+		RetryBackoff: retryBackoff(os.Getenv),
 	}
 }
 
@@ -94,6 +98,9 @@ func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
 	}
 	if f.HTTPClient != nil {
 		opts = append(opts, svc.WithHTTPClient(f.HTTPClient))
+	}
+	if f.RetryBackoff > 0 {
+		opts = append(opts, svc.WithRetryBackoff(f.RetryBackoff))
 	}
 	if o.Wait {
 		opts = append(opts, svc.WithRetryOnRateLimit(RetriesOnWait))

@@ -17,3 +17,14 @@ func requestTimeout(getenv func(string) string) time.Duration {
 	}
 	return svc.DefaultTimeout
 }
+
+// retryBackoff is the SDK's first wait before retrying a request (0: the
+// SDK's 1 s). Only binaries built with -tags svctest read SVC_TEST_BACKOFF,
+// a Go duration such as "1ms", so that the scenario tests of 503 answers
+// and unreachable sites do not wait seconds.
+func retryBackoff(getenv func(string) string) time.Duration {
+	if d, err := time.ParseDuration(getenv("SVC_TEST_BACKOFF")); err == nil && d > 0 {
+		return d
+	}
+	return 0
+}
