@@ -1,56 +1,51 @@
 package svccli_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
-	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
+	"github.com/adsnap/svc/svc-cli/internal/iostreams"
+	"github.com/adsnap/svc/svc-cli/internal/svccmd"
 	"github.com/adsnap/svc/svc-cli/internal/testapi"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
-// svcBinary builds svc once per test run, with -tags svctest so that
-// SVC_TEST_TIMEOUT can shorten the 15 s request timeout and SVC_TEST_BACKOFF
-// the waits between retries (release builds ignore both), and returns the
-// directory holding it.
-func svcBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "svc-cli-bin-")
-		if buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-tags", "svctest", "-o", filepath.Join(binDir, "svc"), "./cmd/svc").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binDir
-}
-
+// TestMain makes the test binary double as the svc command of the scripts
+// (testscript.Main puts it in their PATH as "svc"), so that no binary is
+// built: `exec svc …` runs svcMain in a process of its own.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
+	testscript.Main(m, map[string]func(){"svc": svcMain})
 }
 
-// TestScripts runs the scenarios in testdata/script against the built svc
+// svcMain is svc's main with the process's streams and environment, as
+// cmd/svc runs it, and two knobs of the scripts only: SVC_TEST_TIMEOUT (a Go
+// duration) shortens the 15 s request timeout, SVC_TEST_BACKOFF the waits
+// between retries of 503 answers and connection errors.
+func svcMain() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	f := cmdutil.New(iostreams.System())
+	if d, err := time.ParseDuration(os.Getenv("SVC_TEST_TIMEOUT")); err == nil && d > 0 {
+		f.Timeout = d
+	}
+	if d, err := time.ParseDuration(os.Getenv("SVC_TEST_BACKOFF")); err == nil && d > 0 {
+		f.RetryBackoff = d
+	}
+	code := svccmd.Run(ctx, f, os.Args[1:])
+	stop()
+	os.Exit(int(code))
+}
+
+// TestScripts runs the scenarios in testdata/script against svc
 // and a stand-in API (internal/testapi). Scripts see:
 //
 //	$API       the API's site URL; a path prefix picks a route ($API/slow)
@@ -58,12 +53,12 @@ func TestMain(m *testing.M) {
 //	$OTHERKEY  a well-formed key the API refuses (401)
 //	$CLOSED    a loopback site URL where nothing listens
 //	key.txt    in $WORK: "  $KEY \r\n" and a second line
+//	svc        the command (this test binary: see TestMain)
 //
 // and the command `exitcode N prog args...`, which runs prog and checks that
 // it exits with N (stdout and stderr are kept for the next checks).
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	bin := svcBinary(t)
 	api := testapi.New()
 	t.Cleanup(api.Close)
 	closed := testapi.New()
@@ -73,7 +68,6 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("API", api.URL)
 			env.Setenv("KEY", testapi.Key)
 			env.Setenv("OTHERKEY", testapi.OtherKey)

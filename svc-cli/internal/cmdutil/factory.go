@@ -34,17 +34,17 @@ type Factory struct {
 	// HTTPClient, when set, sends the requests (tests only).
 	HTTPClient *http.Client
 	// RetryBackoff, when set, is the first wait before retrying a 502, 503,
-	// 504 or a connection error (tests only; svc.WithRetryBackoff).
+	// 504 or a connection error (tests only; svc.WithRetryBackoff); zero
+	// is the SDK's default.
 	RetryBackoff time.Duration
 }
 
 // New returns the Factory of the running process.
 func New(ios *iostreams.IOStreams) *Factory {
 	return &Factory{
-		IOStreams:    ios,
-		Getenv:       os.Getenv,
-		Timeout:      requestTimeout(os.Getenv),
-		RetryBackoff: retryBackoff(os.Getenv),
+		IOStreams: ios,
+		Getenv:    os.Getenv,
+		Timeout:   svc.DefaultTimeout,
 	}
 }
 
