@@ -11,8 +11,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	svc "github.com/adsnap/svc/sdk-go"
+
+	"github.com/adsnap/svc/svc-cli/internal/output"
 )
 
 // MaxProbes bounds the requests Resolve makes after listing the accounts,
@@ -78,12 +81,15 @@ func Show(ids map[string]string, platformID string) string {
 	return platformID
 }
 
-// Lookup is Resolve for the rows of a listing: platform gives a row's
-// platform account id, and page reads a page of the listing (the probe asks
-// it for one row of one account). When some ids stay unknown, it says so on
-// errOut; the table then shows their platform ids.
-func Lookup[T any](ctx context.Context, errOut io.Writer, client *svc.Client, filter string, rows []T,
-	platform func(T) string, page func(context.Context, svc.ListOptions) (*svc.Page[T], error)) map[string]string {
+// Table returns the columns of table with the ACCOUNT column showing each
+// row's account id (as `svc accounts` lists it and --accountId takes it)
+// instead of its platform account id. It resolves the platform ids of rows
+// (platform gives a row's) with Resolve, asking page (a page of the listing)
+// for one row of each account. A row whose account id stays unknown shows
+// its platform id, and errOut says why.
+func Table[T any](ctx context.Context, errOut io.Writer, client *svc.Client, filter string, rows []T,
+	platform func(T) string, page func(context.Context, svc.ListOptions) (*svc.Page[T], error),
+	table []output.Column[T]) []output.Column[T] {
 	platformIDs := make([]string, len(rows))
 	for i, r := range rows {
 		platformIDs[i] = platform(r)
@@ -98,5 +104,11 @@ func Lookup[T any](ctx context.Context, errOut io.Writer, client *svc.Client, fi
 	if err != nil {
 		fmt.Fprintf(errOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
 	}
-	return ids
+	table = slices.Clone(table)
+	for i := range table {
+		if table[i].Header == "ACCOUNT" {
+			table[i].Value = func(r T) string { return Show(ids, platform(r)) }
+		}
+	}
+	return table
 }

@@ -4,7 +4,6 @@ package campaigns
 import (
 	"context"
 	"iter"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -77,29 +76,14 @@ func campaignsRun(ctx context.Context, opts *CampaignsOptions) error {
 			return client.Campaigns.AllRaw(ctx, &svc.CampaignListOptions{ListOptions: lo})
 		},
 		Table: func(ctx context.Context, rows []svc.Campaign) []output.Column[svc.Campaign] {
-			ids := accountid.Lookup(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
-				func(c svc.Campaign) string { return c.PlatformAdAccountID }, page)
-			return TableSpec(ids).Table
+			return accountid.Table(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
+				func(c svc.Campaign) string { return c.PlatformAdAccountID }, page, Spec.Table)
 		},
 	})
 }
 
-// TableSpec is Spec with the ACCOUNT column showing the account id (as
-// `svc accounts` lists it and --accountId takes it) that ids gives for a
-// row's platform account id, or the platform id when ids has none.
-func TableSpec(ids map[string]string) output.Spec[svc.Campaign] {
-	s := Spec
-	s.Table = slices.Clone(Spec.Table)
-	for i := range s.Table {
-		if s.Table[i].Header == "ACCOUNT" {
-			s.Table[i].Value = func(c svc.Campaign) string { return accountid.Show(ids, c.PlatformAdAccountID) }
-		}
-	}
-	return s
-}
-
 // Spec is how campaigns are printed; the table's ACCOUNT column shows the
-// platform account id (TableSpec shows the account id).
+// platform account id (the listing shows the account id: accountid.Table).
 var Spec = output.Spec[svc.Campaign]{
 	Table: []output.Column[svc.Campaign]{
 		{Header: "ID", Value: func(c svc.Campaign) string { return c.ID }},

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -111,9 +110,8 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 			return client.Insights.AllRaw(ctx, withDates(lo))
 		},
 		Table: func(ctx context.Context, rows []svc.Insight) []output.Column[svc.Insight] {
-			ids := accountid.Lookup(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
-				func(r svc.Insight) string { return r.PlatformAdAccountID }, page)
-			return TableSpec(ids).Table
+			return accountid.Table(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
+				func(r svc.Insight) string { return r.PlatformAdAccountID }, page, Spec.Table)
 		},
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
@@ -158,22 +156,8 @@ func csvDate(i svc.Insight) string {
 // purchaseData reports whether the row has purchase evidence.
 func purchaseData(i svc.Insight) bool { return i.PurchaseMeasurement != svc.PurchaseUnavailable }
 
-// TableSpec is Spec with the ACCOUNT column showing the account id (as
-// `svc accounts` lists it and --accountId takes it) that ids gives for a
-// row's platform account id, or the platform id when ids has none.
-func TableSpec(ids map[string]string) output.Spec[svc.Insight] {
-	s := Spec
-	s.Table = slices.Clone(Spec.Table)
-	for i := range s.Table {
-		if s.Table[i].Header == "ACCOUNT" {
-			s.Table[i].Value = func(r svc.Insight) string { return accountid.Show(ids, r.PlatformAdAccountID) }
-		}
-	}
-	return s
-}
-
 // Spec is how insight rows are printed; the table's ACCOUNT column shows the
-// platform account id (TableSpec shows the account id).
+// platform account id (the listing shows the account id: accountid.Table).
 var Spec = output.Spec[svc.Insight]{
 	Table: []output.Column[svc.Insight]{
 		{Header: "DATE", Value: date},
