@@ -1,48 +1,54 @@
 package svccli_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
-	"github.com/adsnap/svc/svc-cli/internal/iostreams"
-	"github.com/adsnap/svc/svc-cli/internal/svccmd"
 	"github.com/adsnap/svc/svc-cli/internal/testapi"
+	"github.com/adsnap/svc/svc-cli/internal/testapi/svcmain"
 )
 
 // TestMain makes the test binary double as the svc command of the scripts
 // (testscript.Main puts it in their PATH as "svc"), so that no binary is
-// built: `exec svc …` runs svcMain in a process of its own.
+// built: `exec svc …` runs svcmain.Main in a process of its own.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"svc": svcMain})
+	testscript.Main(m, map[string]func(){"svc": svcmain.Main})
 }
 
-// svcMain is svc's main with the process's streams and environment, as
-// cmd/svc runs it, and two knobs of the scripts only: SVC_TEST_TIMEOUT (a Go
-// duration) shortens the 15 s request timeout, SVC_TEST_BACKOFF the waits
-// between retries of 503 answers and connection errors.
-func svcMain() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	f := cmdutil.New(iostreams.System())
-	if d, err := time.ParseDuration(os.Getenv("SVC_TEST_TIMEOUT")); err == nil && d > 0 {
-		f.Timeout = d
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// svcBinary returns a directory holding svc built without the race
+// detector, built once. Under -race the test binary itself is instrumented,
+// and the scripts' hundred runs of it, one reading 10,150 rows, take
+// several times as long; the race detector watches the command in the
+// command tests and in e2e instead.
+func svcBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "svc-cli-bin-"); buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "svc"), "./internal/testapi/svcmain/svc").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	if d, err := time.ParseDuration(os.Getenv("SVC_TEST_BACKOFF")); err == nil && d > 0 {
-		f.RetryBackoff = d
-	}
-	code := svccmd.Run(ctx, f, os.Args[1:])
-	stop()
-	os.Exit(int(code))
+	t.Cleanup(func() { os.RemoveAll(binDir) })
+	return binDir
 }
 
 // TestScripts runs the scenarios in testdata/script against svc
@@ -53,12 +59,17 @@ func svcMain() {
 //	$OTHERKEY  a well-formed key the API refuses (401)
 //	$CLOSED    a loopback site URL where nothing listens
 //	key.txt    in $WORK: "  $KEY \r\n" and a second line
-//	svc        the command (this test binary: see TestMain)
+//	svc        the command (this test binary, see TestMain; under -race a
+//	           build of svcmain without the race detector)
 //
 // and the command `exitcode N prog args...`, which runs prog and checks that
 // it exits with N (stdout and stderr are kept for the next checks).
 func TestScripts(t *testing.T) {
 	t.Parallel()
+	bin := ""
+	if race {
+		bin = svcBinary(t)
+	}
 	api := testapi.New()
 	t.Cleanup(api.Close)
 	closed := testapi.New()
@@ -68,6 +79,9 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
+			if bin != "" {
+				env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			env.Setenv("API", api.URL)
 			env.Setenv("KEY", testapi.Key)
 			env.Setenv("OTHERKEY", testapi.OtherKey)
