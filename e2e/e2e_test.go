@@ -17,6 +17,7 @@ func TestE2E(t *testing.T) {
 		run  func(*testing.T, *env)
 	}{
 		{"Contract", testContract},
+		{"Double", testDouble}, // svctest, the double of svc-cli's and svc-mcp's tests, answers as svc-api
 		{"SDK", testSDK},
 		{"Tenancy", testTenancy},
 		{"CLI", testCLI},

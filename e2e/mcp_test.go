@@ -104,8 +104,9 @@ func testMCP(t *testing.T, e *env) {
 	}
 }
 
-// inspectorDir holds svc-mcp's pinned MCP Inspector (package.json there).
-func inspectorDir() string { return filepath.Join(harness.RepoRoot(), "svc-mcp") }
+// inspectorDir holds the pinned MCP Inspector (package.json there); svc-mcp's
+// own tests need no npm.
+func inspectorDir() string { return filepath.Join(harness.RepoRoot(), "e2e", "js", "inspector") }
 
 const inspectorLauncher = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 
@@ -122,7 +123,7 @@ func testInspector(t *testing.T, e *env) {
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in svc-mcp: %v\n%s", err, out)
+			t.Fatalf("npm ci in e2e/js/inspector: %v\n%s", err, out)
 		}
 	}
 	home := t.TempDir()
@@ -151,8 +152,24 @@ func testInspector(t *testing.T, e *env) {
 	if v := inspect("--method", "initialize")["protocolVersion"]; v != "2026-07-28" {
 		t.Errorf("inspector negotiated %v, want 2026-07-28", v)
 	}
-	if n := len(inspect("--method", "tools/list")["tools"].([]any)); n != 3 {
+	if res := inspect("--method", "initialize"); res["serverInfo"].(map[string]any)["name"] != "svc-mcp" {
+		t.Errorf("inspector: server info %v", res["serverInfo"])
+	}
+	listed := inspect("--method", "tools/list")["tools"].([]any)
+	if n := len(listed); n != 3 {
 		t.Errorf("inspector lists %d tools", n)
+	}
+	for _, tool := range listed {
+		m := tool.(map[string]any)
+		a, _ := m["annotations"].(map[string]any)
+		if a["readOnlyHint"] != true || a["idempotentHint"] != true || a["destructiveHint"] != false || a["openWorldHint"] != false {
+			t.Errorf("inspector: %s annotations %v", m["name"], a)
+		}
+	}
+	// A refused request is a tool error, not a protocol error.
+	if res := inspect("--method", "tools/call", "--tool-name", "svc_campaigns", "--tool-arg", "accountId=acc_beta_jpy"); res["isError"] != true ||
+		!strings.Contains(res["content"].([]any)[0].(map[string]any)["text"].(string), "not found (404)") {
+		t.Errorf("inspector: foreign account: %v", res)
 	}
 	for _, tc := range []struct{ tool, arg string }{
 		{"svc_accounts", "limit=5"}, {"svc_campaigns", "accountId=acc_alpha_usd"}, {"svc_insights", "from=" + day(e.fix.Today, -1)},

@@ -140,12 +140,19 @@ func hasStatus(err error, code int) bool {
 type ValidationError struct {
 	// Problems lists every problem found, one sentence each.
 	Problems []string
+	// causes are the errors behind some problems (a *DateRangeError).
+	causes []error
 }
 
 // Error returns all the problems on one line.
 func (e *ValidationError) Error() string {
 	return "svc: invalid request, no request was made: " + strings.Join(e.Problems, "; ")
 }
+
+// Unwrap returns the errors behind the problems, such as the
+// *DateRangeError of the insight dates, so that errors.Is(err,
+// ErrFutureDate) and errors.As work on the error of a listing.
+func (e *ValidationError) Unwrap() []error { return e.causes }
 
 const (
 	// maxErrorBody bounds how much of an error body is read.

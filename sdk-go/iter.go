@@ -334,7 +334,8 @@ func allInsights(ctx context.Context, c *Client, opts *InsightListOptions) iter.
 			return
 		}
 		w := newWalk(c, "/insights", yield)
-		from, to := insightRange(o.From, o.To, today)
+		r, _ := InsightDates(o.From, o.To, today) // checked by query
+		from, to := r.From, r.To
 		offset, dropUntil := o.Offset, ""
 		for {
 			win := o

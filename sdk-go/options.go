@@ -1,9 +1,12 @@
 package svc
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Limits of the list options, checked before any request.
@@ -44,9 +47,8 @@ type CampaignListOptions struct {
 }
 
 // InsightListOptions are the options of Insights.List and Insights.All.
-// From and To are UTC days, both included, at most 90 days apart and not in
-// the future. Neither set: the last 30 days up to today (the server's
-// default). Only From: up to today. Only To: the 30 days ending on To.
+// From and To are UTC days; [InsightDates] says which ranges the service
+// accepts and what a zero From or To means.
 type InsightListOptions struct {
 	ListOptions
 	From Date
@@ -97,9 +99,14 @@ func (o *ListOptions) values() (url.Values, []string) {
 
 func (o *InsightListOptions) query(today Date) (url.Values, error) {
 	q, problems := o.values()
-	problems = append(problems, checkDates(o.From, o.To, today)...)
+	var causes []error
+	if _, err := InsightDates(o.From, o.To, today); err != nil {
+		dr := err.(*DateRangeError)
+		problems = append(problems, dr.Problems...)
+		causes = append(causes, dr)
+	}
 	if len(problems) > 0 {
-		return nil, &ValidationError{Problems: problems}
+		return nil, &ValidationError{Problems: problems, causes: causes}
 	}
 	if !o.From.IsZero() {
 		q.Set("from", o.From.String())
@@ -110,12 +117,70 @@ func (o *InsightListOptions) query(today Date) (url.Values, error) {
 	return q, nil
 }
 
-// checkDates applies the server's rules to the range the server will use.
-func checkDates(from, to, today Date) []string {
-	if from.IsZero() && to.IsZero() {
-		return nil
+// DateRange is a range of UTC days, both included.
+type DateRange struct {
+	From, To Date
+}
+
+// Days is the number of days of the range, both ends included.
+func (r DateRange) Days() int { return r.From.daysUntil(r.To) + 1 }
+
+// String returns the range as "YYYY-MM-DD..YYYY-MM-DD".
+func (r DateRange) String() string { return r.From.String() + ".." + r.To.String() }
+
+// The reasons InsightDates refuses a range, matched with [errors.Is] on its
+// error, and on the error of Insights.List and Insights.All.
+var (
+	// ErrInvalidDate: a date that does not exist, such as 2026-02-30.
+	ErrInvalidDate = errors.New("invalid date")
+	// ErrFutureDate: from or to is after today (UTC).
+	ErrFutureDate = errors.New("date in the future")
+	// ErrDatesReversed: from is after to.
+	ErrDatesReversed = errors.New("from after to")
+	// ErrRangeTooLong: the range spans more than MaxInsightDays days.
+	ErrRangeTooLong = errors.New("date range too long")
+)
+
+// DateRangeError is the error of [InsightDates]: one sentence per problem,
+// and the reasons (ErrInvalidDate, ErrFutureDate, ErrDatesReversed,
+// ErrRangeTooLong) for [errors.Is].
+type DateRangeError struct {
+	// Problems lists every problem found, one sentence each.
+	Problems []string
+	// Range is the range the defaults resolve to when the error is
+	// ErrDatesReversed or ErrRangeTooLong; it is zero otherwise.
+	Range   DateRange
+	reasons []error
+}
+
+// Error returns all the problems on one line.
+func (e *DateRangeError) Error() string {
+	return "svc: invalid date range: " + strings.Join(e.Problems, "; ")
+}
+
+// Unwrap returns the reasons, for errors.Is.
+func (e *DateRangeError) Unwrap() []error { return e.reasons }
+
+func (e *DateRangeError) add(reason error, format string, args ...any) {
+	e.Problems = append(e.Problems, fmt.Sprintf(format, args...))
+	if !slices.Contains(e.reasons, reason) {
+		e.reasons = append(e.reasons, reason)
 	}
-	var problems []string
+}
+
+// InsightDates is the insight date window, the one place of the SDK (and
+// of svc-cli and svc-mcp, which call it) that knows the rule the service
+// applies to from and to (SPEC §4, DESIGN §4): UTC days, both included, at
+// most MaxInsightDays (90) days, none after today. A zero from or to takes
+// the service's default: neither given, the DefaultInsightDays (30) days
+// ending today; only from, from..today; only to, the 30 days ending on to.
+//
+// today is the current UTC day, DateOf(time.Now().UTC()) outside tests. It
+// returns the range the service reads, or a *DateRangeError listing every
+// problem. Insights.List and Insights.All check their options with it
+// before any request.
+func InsightDates(from, to, today Date) (DateRange, error) {
+	e := &DateRangeError{}
 	for _, d := range []struct {
 		name string
 		date Date
@@ -123,36 +188,32 @@ func checkDates(from, to, today Date) []string {
 		switch {
 		case d.date.IsZero():
 		case !d.date.IsValid():
-			problems = append(problems, fmt.Sprintf("%s is not a valid date", d.name))
+			e.add(ErrInvalidDate, "%s is not a valid date", d.name)
 		case d.date.After(today):
-			problems = append(problems, fmt.Sprintf("%s %s is in the future (today is %s UTC)", d.name, d.date, today))
+			e.add(ErrFutureDate, "%s %s is in the future (today is %s UTC)", d.name, d.date, today)
 		}
 	}
-	if len(problems) > 0 {
-		return problems
+	if len(e.Problems) > 0 {
+		return DateRange{}, e
 	}
-	from, to = insightRange(from, to, today)
-	switch {
-	case from.After(to):
-		problems = append(problems, fmt.Sprintf("from %s is after to %s", from, to))
-	case from.daysUntil(to) >= MaxInsightDays:
-		problems = append(problems, fmt.Sprintf("the range %s to %s spans %d days; at most %d are allowed",
-			from, to, from.daysUntil(to)+1, MaxInsightDays))
-	}
-	return problems
-}
-
-// insightRange is the range the server uses for from and to (DESIGN §4):
-// neither set, the last 30 days up to today; only from, up to today; only
-// to, the 30 days ending on to. It is the SDK's one copy of that rule.
-func insightRange(from, to, today Date) (Date, Date) {
 	if to.IsZero() {
 		to = today
 	}
 	if from.IsZero() {
 		from = to.AddDays(-(DefaultInsightDays - 1))
 	}
-	return from, to
+	r := DateRange{From: from, To: to}
+	e.Range = r
+	switch {
+	case from.After(to):
+		e.add(ErrDatesReversed, "from %s is after to %s", from, to)
+	case r.Days() > MaxInsightDays:
+		e.add(ErrRangeTooLong, "the range %s to %s spans %d days; at most %d are allowed", from, to, r.Days(), MaxInsightDays)
+	}
+	if len(e.Problems) > 0 {
+		return DateRange{}, e
+	}
+	return r, nil
 }
 
 func validAccountID(s string) bool {

@@ -153,6 +153,24 @@ func WithUserAgentSuffix(suffix string) Option {
 	}
 }
 
+// UserAgentProduct returns "name/version" for [WithUserAgentSuffix], such
+// as "svc-cli/1.2.0": the characters a User-Agent product cannot hold
+// (anything but printable ASCII, and spaces) are left out of version, and a
+// version left empty is "unknown". The command-line client and the MCP
+// server name themselves with it.
+func UserAgentProduct(name, version string) string {
+	b := make([]byte, 0, len(version))
+	for i := 0; i < len(version); i++ {
+		if version[i] > ' ' && version[i] <= '~' {
+			b = append(b, version[i])
+		}
+	}
+	if len(b) == 0 {
+		return name + "/unknown"
+	}
+	return name + "/" + string(b)
+}
+
 // WithRetryOnRateLimit makes the client wait and retry, at most maxRetries
 // times per request, when the service answers 429. Each wait is the
 // Retry-After of the answer (60 s when absent) plus 0 to 5 s of random

@@ -12,7 +12,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/adsnap/svc/svc-cli/internal/testapi"
+	"github.com/adsnap/svc/svc-cli/internal/testapi/svcmain"
 )
+
+// TestMain makes the test binary double as the svc command of the scripts
+// (testscript.Main puts it in their PATH as "svc"), so that no binary is
+// built: `exec svc …` runs svcmain.Main in a process of its own.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"svc": svcmain.Main})
+}
 
 var (
 	buildOnce sync.Once
@@ -20,17 +28,18 @@ var (
 	buildErr  error
 )
 
-// svcBinary builds svc once per test run, with -tags svctest so that
-// SVC_TEST_TIMEOUT can shorten the 15 s request timeout (release builds
-// ignore that variable), and returns the directory holding it.
+// svcBinary returns a directory holding svc built without the race
+// detector, built once. Under -race the test binary itself is instrumented,
+// and the scripts' hundred runs of it, one reading 10,150 rows, take
+// several times as long; the race detector watches the command in the
+// command tests and in e2e instead.
 func svcBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "svc-cli-bin-")
-		if buildErr != nil {
+		if binDir, buildErr = os.MkdirTemp("", "svc-cli-bin-"); buildErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-tags", "svctest", "-o", filepath.Join(binDir, "svc"), "./cmd/svc").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "svc"), "./internal/testapi/svcmain/svc").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
 		}
@@ -38,18 +47,11 @@ func svcBinary(t *testing.T) string {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
+	t.Cleanup(func() { os.RemoveAll(binDir) })
 	return binDir
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// TestScripts runs the scenarios in testdata/script against the built svc
+// TestScripts runs the scenarios in testdata/script against svc
 // and a stand-in API (internal/testapi). Scripts see:
 //
 //	$API       the API's site URL; a path prefix picks a route ($API/slow)
@@ -57,12 +59,17 @@ func TestMain(m *testing.M) {
 //	$OTHERKEY  a well-formed key the API refuses (401)
 //	$CLOSED    a loopback site URL where nothing listens
 //	key.txt    in $WORK: "  $KEY \r\n" and a second line
+//	svc        the command (this test binary, see TestMain; under -race a
+//	           build of svcmain without the race detector)
 //
 // and the command `exitcode N prog args...`, which runs prog and checks that
 // it exits with N (stdout and stderr are kept for the next checks).
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	bin := svcBinary(t)
+	bin := ""
+	if race {
+		bin = svcBinary(t)
+	}
 	api := testapi.New()
 	t.Cleanup(api.Close)
 	closed := testapi.New()
@@ -72,11 +79,15 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			if bin != "" {
+				env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			env.Setenv("API", api.URL)
 			env.Setenv("KEY", testapi.Key)
 			env.Setenv("OTHERKEY", testapi.OtherKey)
 			env.Setenv("CLOSED", closedURL)
+			// Retries of 503 answers and connection errors wait 1 ms.
+			env.Setenv("SVC_TEST_BACKOFF", "1ms")
 			// The key with blanks around it and a second line, for --key-stdin.
 			return os.WriteFile(filepath.Join(env.WorkDir, "key.txt"), []byte("  "+testapi.Key+" \r\nsecond line\n"), 0o600)
 		},

@@ -57,24 +57,26 @@ func TestServiceErrors(t *testing.T) {
 			},
 		},
 		{
+			// The body cannot tell a missing scope from a demoted issuer
+			// (SPEC §7): both fixes are named, whatever the text says.
 			name: "403 missing scope names the scope",
 			resp: &apiResponse{status: 403, body: `{"statusCode":403,"message":"Missing required scope"}`},
 			want: func(scope string) []string {
-				return []string{"(403): Missing required scope", "the key needs the scope " + scope}
+				return []string{"(403): Missing required scope", "the key needs the scope " + scope, "its issuer must still be an owner or administrator"}
 			},
 		},
 		{
 			name: "403 issuer no longer admin",
 			resp: &apiResponse{status: 403, body: `{"statusCode":403,"message":"Key issuer is no longer an administrator of the organization"}`},
-			want: func(string) []string {
-				return []string{"no longer an administrator", "the key's issuer must still be an owner or administrator"}
+			want: func(scope string) []string {
+				return []string{"no longer an administrator", "the key needs the scope " + scope, "its issuer must still be an owner or administrator"}
 			},
 		},
 		{
 			name: "404 unknown account",
 			args: map[string]any{"accountId": "act_missing"},
 			want: func(string) []string {
-				return []string{"not found (404): Account not found", "accountId is not an account of your organization"}
+				return []string{"not found (404): account not found in the key's organization", "accountId is not an account of your organization"}
 			},
 		},
 		{
@@ -147,22 +149,25 @@ func TestNetworkErrors(t *testing.T) {
 	})
 }
 
-// TestKeyProblems covers SVC_API_KEY: missing, malformed and read from the
-// environment. It sets the environment, so it does not run in parallel.
+// TestKeyProblems covers the key of WithAPIKey: missing, malformed and
+// good, and that the server never reads SVC_API_KEY itself.
 func TestKeyProblems(t *testing.T) {
 	api := newTestAPI(t)
 	t.Run("missing", func(t *testing.T) {
-		t.Setenv(svc.APIKeyEnv, "")
-		cs := connect(t, WithSiteURL(api.siteURL()))
+		cs := connect(t, WithSiteURL(api.siteURL()), WithAPIKey(""))
 		for tool := range toolScopes {
 			res := call(t, cs, tool, nil)
 			assertToolError(t, res, "SVC_API_KEY is not set", "Settings → Developer keys", "env of this server's entry in the MCP host configuration")
 		}
 	})
+	t.Run("not read from the environment", func(t *testing.T) {
+		t.Setenv(svc.APIKeyEnv, testKey)
+		cs := connect(t, WithSiteURL(api.siteURL()))
+		assertToolError(t, call(t, cs, "svc_accounts", nil), "SVC_API_KEY is not set")
+	})
 	t.Run("malformed", func(t *testing.T) {
 		const bad = "svc_live_0000000000000000000000000000000000000XXXXXX"
-		t.Setenv(svc.APIKeyEnv, bad)
-		cs := connect(t, WithSiteURL(api.siteURL()))
+		cs := connect(t, WithSiteURL(api.siteURL()), WithAPIKey(bad))
 		for tool := range toolScopes {
 			res := call(t, cs, tool, nil)
 			txt := text(t, res)
@@ -172,16 +177,14 @@ func TestKeyProblems(t *testing.T) {
 			}
 		}
 	})
-	t.Run("from environment", func(t *testing.T) {
-		t.Setenv(svc.APIKeyEnv, testKey)
-		cs := connect(t, WithSiteURL(api.siteURL()))
+	t.Run("WithAPIKey", func(t *testing.T) {
+		cs := connect(t, WithSiteURL(api.siteURL()), WithAPIKey(testKey))
 		if res := call(t, cs, "svc_accounts", nil); res.IsError {
 			t.Fatalf("tool error: %s", text(t, res))
 		}
 	})
 	t.Run("invalid site URL", func(t *testing.T) {
-		t.Setenv(svc.APIKeyEnv, testKey)
-		cs := connect(t, WithSiteURL("http://adsnap.example"))
+		cs := connect(t, WithSiteURL("http://adsnap.example"), WithAPIKey(testKey))
 		res := call(t, cs, "svc_accounts", nil)
 		assertToolError(t, res, "the site URL is invalid", "SVC_SITE_URL")
 	})

@@ -137,9 +137,10 @@ func (t *tools) insights(ctx context.Context, _ *mcp.CallToolRequest, in insight
 	return listResult(p, insight.clean)
 }
 
-// period resolves the days to ask for as the service would (DESIGN §4): to
-// defaults to today (UTC), from to to minus 29 days. Both are always sent,
-// so that the period the result states is the one the service used.
+// period resolves the days to ask for as the service would, with
+// svc.InsightDates (today is the UTC day of the server's clock). Both are
+// always sent, so that the period the result states is the one the service
+// used.
 func (t *tools) period(fromArg, toArg string) (from, to svc.Date, err error) {
 	var problems []string
 	parse := func(name, s string) svc.Date {
@@ -156,11 +157,9 @@ func (t *tools) period(fromArg, toArg string) (from, to svc.Date, err error) {
 	if len(problems) > 0 {
 		return svc.Date{}, svc.Date{}, &svc.ValidationError{Problems: problems}
 	}
-	if to.IsZero() {
-		to = svc.DateOf(t.now().UTC())
+	r, err := svc.InsightDates(from, to, svc.DateOf(t.now().UTC()))
+	if err != nil {
+		return svc.Date{}, svc.Date{}, err // a *svc.DateRangeError
 	}
-	if from.IsZero() {
-		from = to.AddDays(-(svc.DefaultInsightDays - 1))
-	}
-	return from, to, nil
+	return r.From, r.To, nil
 }

@@ -269,6 +269,9 @@ func toolError(err error, scope string) error {
 	if vErr, ok := errors.AsType[*svc.ValidationError](err); ok {
 		return &userError{msg: "invalid arguments, no request was made: " + strings.Join(vErr.Problems, "; "), err: err}
 	}
+	if dErr, ok := errors.AsType[*svc.DateRangeError](err); ok {
+		return &userError{msg: "invalid arguments, no request was made: " + strings.Join(dErr.Problems, "; "), err: err}
+	}
 	var msg string
 	switch {
 	case errors.Is(err, svc.ErrIncomplete):
@@ -309,7 +312,7 @@ func apiErrorMessage(e *svc.APIError, scope string) string {
 	case http.StatusUnauthorized:
 		msg = "the API key was refused (missing, invalid, revoked or expired): create a new key in Settings → Developer keys and set SVC_API_KEY (service said: " + said + ")"
 	case http.StatusForbidden:
-		msg = "the API key may not read this (403): " + said + ": " + forbiddenFix(said, scope)
+		msg = "the API key may not read this (403): " + said + ": " + forbiddenFix(scope)
 	case http.StatusNotFound:
 		msg = "not found (404): " + said + ": the accountId is not an account of your organization; call svc_accounts for the ids"
 	case http.StatusTooManyRequests:
@@ -330,21 +333,16 @@ func apiErrorMessage(e *svc.APIError, scope string) string {
 }
 
 // forbiddenFix says what to fix after a 403, which the service answers for
-// a missing scope and for an issuer who is no longer an owner or admin.
-func forbiddenFix(said, scope string) string {
+// a missing scope and for an issuer who is no longer an owner or admin. The
+// error body (SPEC §7: statusCode and message) carries nothing else that
+// tells the two apart, and its English text is not a contract, so both
+// fixes are named.
+func forbiddenFix(scope string) string {
 	need := "the scope this tool needs"
 	if scope != "" {
 		need = "the scope " + scope
 	}
-	l := strings.ToLower(said)
-	switch {
-	case strings.Contains(l, "scope"):
-		return "the key needs " + need + ": create a key with it in Settings → Developer keys and set SVC_API_KEY"
-	case strings.Contains(l, "admin") || strings.Contains(l, "owner") || strings.Contains(l, "member"):
-		return "the key's issuer must still be an owner or administrator of the organization: ask a current owner or administrator to create a new key, and set SVC_API_KEY"
-	default:
-		return "the key needs " + need + ", and its issuer must still be an owner or administrator of the organization; create a new key in Settings → Developer keys if either is not the case"
-	}
+	return "the key needs " + need + ", and its issuer must still be an owner or administrator of the organization; create a new key in Settings → Developer keys if either is not the case, and set SVC_API_KEY"
 }
 
 // failed logs a tool error and returns it; the SDK turns it into a result

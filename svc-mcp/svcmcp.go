@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	svc "github.com/adsnap/svc/sdk-go"
@@ -32,11 +31,21 @@ Boundaries:
 type Option func(*config)
 
 type config struct {
+	apiKey  string
 	siteURL string
 	sdkOpts []svc.Option
 	version string
 	logger  *slog.Logger
 	now     func() time.Time
+}
+
+// WithAPIKey sets the developer key the tools read with. The server does not
+// read SVC_API_KEY itself: the caller (svc mcp, or cmd/svc-mcp) reads its
+// configuration and passes the key here. Without a key (or with ""), the
+// server still starts and every tool call answers that SVC_API_KEY is not
+// set.
+func WithAPIKey(key string) Option {
+	return func(c *config) { c.apiKey = key }
 }
 
 // WithSiteURL sets the site that serves the API, such as
@@ -48,9 +57,9 @@ func WithSiteURL(siteURL string) Option {
 }
 
 // WithSDKOptions adds options for the SDK client, after the ones the server
-// sets itself (the key from SVC_API_KEY, the site of [WithSiteURL] and a
+// sets itself (the key of [WithAPIKey], the site of [WithSiteURL] and a
 // User-Agent suffix), so that they take precedence: a svc.WithAPIKey here
-// replaces the key read from SVC_API_KEY, and tests inject
+// replaces the key of WithAPIKey, and tests inject
 // svc.WithHTTPClient or svc.WithTimeout.
 func WithSDKOptions(opts ...svc.Option) Option {
 	return func(c *config) { c.sdkOpts = append(c.sdkOpts, opts...) }
@@ -111,18 +120,17 @@ func NewServer(opts ...Option) *mcp.Server {
 	return s
 }
 
-// newClient creates the SDK client. SVC_API_KEY is read through
-// svc.WithAPIKeyFromEnv when it is set; when it is not, and no key comes
-// with WithSDKOptions, svc.NewClient fails with svc.ErrMissingAPIKey.
+// newClient creates the SDK client. Without a key from WithAPIKey or
+// WithSDKOptions, svc.NewClient fails with svc.ErrMissingAPIKey.
 func newClient(cfg config) (*svc.Client, error) {
 	var opts []svc.Option
-	if os.Getenv(svc.APIKeyEnv) != "" {
-		opts = append(opts, svc.WithAPIKeyFromEnv())
+	if cfg.apiKey != "" {
+		opts = append(opts, svc.WithAPIKey(cfg.apiKey))
 	}
 	if cfg.siteURL != "" {
 		opts = append(opts, svc.WithSiteURL(cfg.siteURL))
 	}
-	opts = append(opts, svc.WithUserAgentSuffix(ServerName+"/"+userAgentVersion(cfg.version)))
+	opts = append(opts, svc.WithUserAgentSuffix(svc.UserAgentProduct(ServerName, cfg.version)))
 	// A tool call must not block for minutes: a 429 is a tool error saying
 	// how long to wait (the client's pacing keeps one listing below the
 	// limit). Transient failures are still retried, within seconds.
@@ -131,28 +139,14 @@ func newClient(cfg config) (*svc.Client, error) {
 	return svc.NewClient(opts...)
 }
 
-// userAgentVersion keeps the printable ASCII characters of v, which is all
-// svc.WithUserAgentSuffix accepts.
-func userAgentVersion(v string) string {
-	b := make([]byte, 0, len(v))
-	for i := 0; i < len(v); i++ {
-		if v[i] > ' ' && v[i] <= '~' {
-			b = append(b, v[i])
-		}
-	}
-	if len(b) == 0 {
-		return "unknown"
-	}
-	return string(b)
-}
-
 // Run serves MCP on in and out (stdin and stdout for `svc mcp`) until in
 // reaches end of file or ctx is done. Nothing but protocol messages is
 // written to out; logs go to logger (stderr), which may be nil to discard
 // them. Neither in nor out is closed.
 //
-// Run reads SVC_API_KEY from the environment; the site URL and any other
-// SDK option are the caller's (see [WithSiteURL], [WithSDKOptions]).
+// Run reads no environment variable: the key, the site URL and any other
+// SDK option are the caller's (see [WithAPIKey], [WithSiteURL],
+// [WithSDKOptions]).
 //
 // When in reaches end of file right after a request, Run still answers it:
 // end of file is passed on to the MCP SDK only once every request read so

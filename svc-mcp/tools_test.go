@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adsnap/svc/sdk-go/svctest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -194,6 +195,10 @@ func TestCallTools(t *testing.T) {
 		t.Run(tt.tool+"/"+tt.query, func(t *testing.T) {
 			t.Parallel()
 			api := newTestAPI(t)
+			// The rows before the offset.
+			for range tt.offset {
+				api.api.Campaigns = append([]svctest.Row{api.api.Campaigns[0]}, api.api.Campaigns...)
+			}
 			cs := connectAPI(t, api)
 			res := call(t, cs, tt.tool, tt.args)
 			if res.IsError {

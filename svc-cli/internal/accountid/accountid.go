@@ -10,8 +10,12 @@ package accountid
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 
 	svc "github.com/adsnap/svc/sdk-go"
+
+	"github.com/adsnap/svc/svc-cli/internal/output"
 )
 
 // MaxProbes bounds the requests Resolve makes after listing the accounts,
@@ -75,4 +79,36 @@ func Show(ids map[string]string, platformID string) string {
 		return id
 	}
 	return platformID
+}
+
+// Table returns the columns of table with the ACCOUNT column showing each
+// row's account id (as `svc accounts` lists it and --accountId takes it)
+// instead of its platform account id. It resolves the platform ids of rows
+// (platform gives a row's) with Resolve, asking page (a page of the listing)
+// for one row of each account. A row whose account id stays unknown shows
+// its platform id, and errOut says why.
+func Table[T any](ctx context.Context, errOut io.Writer, client *svc.Client, filter string, rows []T,
+	platform func(T) string, page func(context.Context, svc.ListOptions) (*svc.Page[T], error),
+	table []output.Column[T]) []output.Column[T] {
+	platformIDs := make([]string, len(rows))
+	for i, r := range rows {
+		platformIDs[i] = platform(r)
+	}
+	ids, err := Resolve(ctx, client, filter, platformIDs, func(ctx context.Context, id string) (string, error) {
+		p, err := page(ctx, svc.ListOptions{Limit: 1, AccountID: id})
+		if err != nil || len(p.Data) == 0 {
+			return "", err
+		}
+		return platform(p.Data[0]), nil
+	})
+	if err != nil {
+		fmt.Fprintf(errOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
+	}
+	table = slices.Clone(table)
+	for i := range table {
+		if table[i].Header == "ACCOUNT" {
+			table[i].Value = func(r T) string { return Show(ids, platform(r)) }
+		}
+	}
+	return table
 }

@@ -71,7 +71,8 @@ func TestTLSFailureIsNetworkFailure(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
 	defer srv.Close()
-	c, err := svc.NewClient(svc.WithAPIKey("svc_live_00000000000000000000000000000000000001w1XY4"), svc.WithSiteURL(srv.URL))
+	c, err := svc.NewClient(svc.WithAPIKey("svc_live_00000000000000000000000000000000000001w1XY4"), svc.WithSiteURL(srv.URL),
+		svc.WithRetryBackoff(time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

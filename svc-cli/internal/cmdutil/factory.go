@@ -33,6 +33,10 @@ type Factory struct {
 	Timeout time.Duration
 	// HTTPClient, when set, sends the requests (tests only).
 	HTTPClient *http.Client
+	// RetryBackoff, when set, is the first wait before retrying a 502, 503,
+	// 504 or a connection error (tests only; svc.WithRetryBackoff); zero
+	// is the SDK's default.
+	RetryBackoff time.Duration
 }
 
 // New returns the Factory of the running process.
@@ -40,7 +44,7 @@ func New(ios *iostreams.IOStreams) *Factory {
 	return &Factory{
 		IOStreams: ios,
 		Getenv:    os.Getenv,
-		Timeout:   requestTimeout(os.Getenv),
+		Timeout:   svc.DefaultTimeout,
 	}
 }
 
@@ -87,13 +91,16 @@ func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
 	opts := []svc.Option{
 		svc.WithAPIKey(key),
 		svc.WithSiteURL(f.SiteURL()),
-		svc.WithUserAgentSuffix("svc-cli/" + userAgentVersion()),
+		svc.WithUserAgentSuffix(svc.UserAgentProduct("svc-cli", build.Version())),
 	}
 	if f.Timeout > 0 {
 		opts = append(opts, svc.WithTimeout(f.Timeout))
 	}
 	if f.HTTPClient != nil {
 		opts = append(opts, svc.WithHTTPClient(f.HTTPClient))
+	}
+	if f.RetryBackoff > 0 {
+		opts = append(opts, svc.WithRetryBackoff(f.RetryBackoff))
 	}
 	if o.Wait {
 		opts = append(opts, svc.WithRetryOnRateLimit(RetriesOnWait))
@@ -105,7 +112,7 @@ func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
 // SDKOptions returns the options every client of svc shares (site,
 // timeout, user agent), for `svc mcp`, which reads the key itself.
 func (f *Factory) SDKOptions() []svc.Option {
-	opts := []svc.Option{svc.WithUserAgentSuffix("svc-cli/" + userAgentVersion())}
+	opts := []svc.Option{svc.WithUserAgentSuffix(svc.UserAgentProduct("svc-cli", build.Version()))}
 	if f.Timeout > 0 {
 		opts = append(opts, svc.WithTimeout(f.Timeout))
 	}
@@ -127,16 +134,4 @@ func (f *Factory) readKey() (string, error) {
 		return "", &KeyError{errEmptyKey}
 	}
 	return key, nil
-}
-
-// userAgentVersion is the version for the User-Agent, which allows only
-// printable ASCII.
-func userAgentVersion() string {
-	v := build.Version()
-	for _, r := range v {
-		if r <= ' ' || r > '~' {
-			return "unknown"
-		}
-	}
-	return v
 }

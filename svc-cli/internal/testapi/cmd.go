@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,9 +26,10 @@ func Streams(tty TTY) (ios *iostreams.IOStreams, stdin, stdout, stderr *bytes.Bu
 	return ios, stdin, stdout, stderr
 }
 
-// Factory returns a factory over ios with env as its environment.
+// Factory returns a factory over ios with env as its environment; retries
+// of 503 answers and connection errors wait 1 ms, not seconds.
 func Factory(ios *iostreams.IOStreams, env map[string]string) *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: ios, Getenv: Getenv(env)}
+	return &cmdutil.Factory{IOStreams: ios, Getenv: Getenv(env), RetryBackoff: time.Millisecond}
 }
 
 // Execute runs cmd with the space-separated args in the test's context,

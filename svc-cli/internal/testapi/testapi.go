@@ -1,6 +1,7 @@
 // Package testapi is a stand-in for the snapshot developer API, for tests:
-// the wire format of SPEC §2 and §7 over fixed data, with routes that
-// misbehave on purpose. A route is chosen by the first element of the path,
+// sdk-go's svctest (svc-api's statuses, messages and note, checked by e2e)
+// over fixed data, with routes that misbehave on purpose. A route is chosen
+// by the first element of the path,
 // in front of /api/v1/developer, so that a test picks it with the site URL
 // (SVC_SITE_URL=$API/slow):
 //
@@ -24,16 +25,17 @@
 package testapi
 
 import (
-	"encoding/json"
+	_ "embed"
 	"fmt"
 	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adsnap/svc/sdk-go/svctest"
 )
 
 // Key is a well-formed developer key (its checksum is right) that the
@@ -62,7 +64,6 @@ const DataAsOf = "2026-11-20T06:00:00Z"
 
 const (
 	generatedAt = "2026-11-20T07:00:00Z"
-	note        = "Stored snapshot; it may be stale. No live platform request was made."
 	apiPath     = "/api/v1/developer/"
 )
 
@@ -90,16 +91,6 @@ func (s *Server) Requests() []string {
 	return slices.Clone(s.requests)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, msg any) {
-	writeJSON(w, status, map[string]any{"statusCode": status, "message": msg})
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.URL.RequestURI())
@@ -107,12 +98,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	prefix, resource, ok := strings.Cut(r.URL.Path, apiPath)
 	if !ok || strings.Contains(resource, "/") {
-		writeError(w, http.StatusNotFound, "no such path")
+		svctest.WriteError(w, http.StatusNotFound, svctest.MessageNoEndpoint)
 		return
 	}
 	route := strings.Trim(prefix, "/")
 	mode, arg, _ := strings.Cut(route, "/")
 
+	api := svctest.API{Key: Key, Accounts: fixtures.Accounts, Campaigns: fixtures.Campaigns, Insights: fixtures.Insights,
+		AccountIDs: []string{"acc_1", "acc_2"}, DataAsOf: DataAsOf, GeneratedAt: generatedAt}
 	switch mode {
 	case "redirect":
 		http.Redirect(w, r, "http://elsewhere.example"+r.URL.RequestURI(), http.StatusFound)
@@ -125,7 +118,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case "ratelimited":
 		w.Header().Set("Retry-After", "60")
-		writeError(w, http.StatusTooManyRequests, "rate limit exceeded: key bucket")
+		svctest.WriteError(w, http.StatusTooManyRequests, svctest.MessageRateLimitedKey)
 		return
 	case "once429":
 		s.mu.Lock()
@@ -134,146 +127,62 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		if first {
 			w.Header().Set("Retry-After", "0")
-			writeError(w, http.StatusTooManyRequests, "rate limit exceeded: key bucket")
+			svctest.WriteError(w, http.StatusTooManyRequests, svctest.MessageRateLimitedKey)
 			return
 		}
 	case "unavailable":
-		writeError(w, http.StatusServiceUnavailable, "protection service unavailable")
+		svctest.WriteError(w, http.StatusServiceUnavailable, svctest.MessageLimiterDown)
 		return
 	case "forbidden":
-		writeError(w, http.StatusForbidden, "the key lacks the scope "+resource+":read")
-		return
+		api.Scopes = []string{}
 	case "unauthorized":
-		writeError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
-		return
+		api.Key = "" // no key is accepted
 	case "notfound":
-		writeError(w, http.StatusNotFound, "account not found")
+		svctest.WriteError(w, http.StatusNotFound, svctest.MessageAccountNotFound)
 		return
-	}
-
-	if r.Header.Get("Authorization") != "Bearer "+Key {
-		writeError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
-		return
-	}
-	q := r.URL.Query()
-	allowed := map[string]bool{"limit": true, "offset": true, "accountId": true}
-	if resource == "insights" {
-		allowed["from"], allowed["to"] = true, true
-	}
-	var problems []string
-	for k := range q {
-		if !allowed[k] {
-			problems = append(problems, "property "+k+" should not exist")
-		}
-	}
-	limit, offset := 50, 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			problems = append(problems, "limit must be between 1 and 100")
-		}
-		limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 10000 {
-			problems = append(problems, "offset must be between 0 and 10000")
-		}
-		offset = n
-	}
-	if len(problems) > 0 {
-		slices.Sort(problems)
-		writeError(w, http.StatusBadRequest, problems)
-		return
-	}
-
-	var rows []row
-	switch resource {
-	case "accounts":
-		rows = accounts
-	case "campaigns":
-		rows = campaigns
-	case "insights":
-		rows = insights
-	default:
-		writeError(w, http.StatusNotFound, "no such resource")
-		return
-	}
-	asOf := DataAsOf
-	switch mode {
 	case "pages", "moved":
-		rows = many(resource, 120)
-		if mode == "moved" && offset > 0 {
-			asOf = "2026-11-20T07:30:00Z"
+		api.Accounts, api.Campaigns, api.Insights = many("accounts", 120), many("campaigns", 120), many("insights", 120)
+		if mode == "moved" && r.URL.Query().Get("offset") != "" && r.URL.Query().Get("offset") != "0" {
+			api.DataAsOf = "2026-11-20T07:30:00Z"
 		}
 	case "capped":
-		rows = many(resource, 10150)
+		api.Accounts, api.Campaigns, api.Insights = many("accounts", 10150), many("campaigns", 10150), many("insights", 10150)
 	case "expiring":
 		w.Header().Set("Api-Key-Expires-At", time.Now().Add(72*time.Hour+time.Minute).UTC().Format(time.RFC3339))
 	case "empty":
-		rows = nil
+		api.Accounts, api.Campaigns, api.Insights = nil, nil, nil
 	case "nasty":
-		rows = nasty
-		if resource != "accounts" {
-			rows = nil
-		}
+		api.Accounts, api.Campaigns, api.Insights = nasty, nil, nil
 	case "echo":
-		asOf = q.Encode()
+		api.DataAsOf = r.URL.Query().Encode()
 	}
-	if id := q.Get("accountId"); id != "" {
-		if !slices.ContainsFunc(accounts, func(a row) bool { return a.account == id }) {
-			writeError(w, http.StatusNotFound, "account not found")
-			return
-		}
-		rows = slices.DeleteFunc(slices.Clone(rows), func(r row) bool { return r.account != id })
-	}
-
-	data := []json.RawMessage{}
-	for i := offset; i < len(rows) && i < offset+limit; i++ {
-		data = append(data, json.RawMessage(rows[i].json))
-	}
-	var next any
-	if n := offset + len(data); n < len(rows) && n <= 10000 { // the offset limit: no nextOffset past it
-		next = n
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"data": data,
-		"meta": map[string]any{
-			"source": "stored_snapshot", "liveMetaRequest": false,
-			"limit": limit, "offset": offset, "nextOffset": next, "returned": len(data),
-			"generatedAt": generatedAt, "dataAsOf": asOf, "note": note,
-		},
-	})
+	api.ServeHTTP(w, r)
 }
 
 // row is a fixture row: its account id and its JSON.
-type row struct {
-	account string
-	json    string
-}
+type row = svctest.Row
 
-var accounts = []row{
-	{"acc_1", `{"id":"acc_1","accountName":"Acme EU","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":"2026-11-20T06:00:00Z"}`},
-	{"acc_2", `{"id":"acc_2","accountName":"Acme US, \"East\"","currency":"USD","timezone":"America/New_York","isActive":false,"lastSyncAt":null}`},
-}
+// fixtures are the rows of the default route; e2e validates them against
+// openapi.yaml (double_test.go).
+//
+//go:embed testdata/fixtures.json
+var fixturesJSON []byte
 
-var campaigns = []row{
-	{"acc_1", `{"id":"cmp_1","platformAdAccountId":"act_991","name":"Winter Sale","objective":"OUTCOME_SALES","status":"ACTIVE","effectiveStatus":"ACTIVE","dailyBudget":"25.00","lifetimeBudget":null,"syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"}}`},
-	{"acc_2", `{"id":"cmp_2","platformAdAccountId":"act_992","name":"Brand Awareness","objective":"OUTCOME_AWARENESS","status":"PAUSED","effectiveStatus":null,"dailyBudget":null,"lifetimeBudget":"1000.00","syncedAt":null,"account":{"currency":"USD","timezone":"America/New_York"}}`},
-}
-
-var insights = []row{
-	{"acc_1", `{"id":"ins_1","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"reported_purchase_value","spend":"12.50","ctr":"1.51","cpc":"0.40","cpm":"6.10","impressions":2049,"reach":1800,"clicks":31,"purchases":2,"purchaseValue":80,"roas":6.4}`},
-	{"acc_1", `{"id":"ins_2","platformAdAccountId":"act_991","attributionWindow":"7d_click_1d_view","campaignId":"cmp_1","date":"2026-11-19T00:00:00Z","syncedAt":"2026-11-20T06:00:00Z","account":{"currency":"EUR","timezone":"Europe/Berlin"},"purchaseMeasurement":"unavailable","spend":"10.00","ctr":"1.33","cpc":"0.50","cpm":"6.67","impressions":1500,"reach":1400,"clicks":20,"purchases":null,"purchaseValue":null,"roas":null}`},
-	{"acc_2", `{"id":"ins_3","platformAdAccountId":"act_992","attributionWindow":"7d_click_1d_view","campaignId":null,"date":"2026-11-18T00:00:00Z","syncedAt":"2026-11-20T05:00:00Z","account":{"currency":"USD","timezone":"America/New_York"},"purchaseMeasurement":"reported_purchase_value","spend":"30.25","ctr":"1.25","cpc":"0.61","cpm":"7.56","impressions":4000,"reach":3500,"clicks":50,"purchases":1,"purchaseValue":45.5,"roas":1.5}`},
-}
+var fixtures = svctest.MustParseFixtures(fixturesJSON)
 
 var nasty = []row{
-	{"acc_1", `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},
+	{AccountID: "acc_1", JSON: `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},
 }
+
+// manyRows holds the rows many made, by resource and count.
+var manyRows sync.Map
 
 // many returns n generated rows of resource, all of account acc_1.
 func many(resource string, n int) []row {
+	k := fmt.Sprint(resource, n)
+	if rows, ok := manyRows.Load(k); ok {
+		return rows.([]row)
+	}
 	rows := make([]row, n)
 	for i := range rows {
 		var j string
@@ -285,8 +194,9 @@ func many(resource string, n int) []row {
 		default:
 			j = fmt.Sprintf(`{"id":"ins_%03d","platformAdAccountId":"act_1","attributionWindow":"w","campaignId":null,"date":"2026-11-19T00:00:00Z","syncedAt":null,"account":{"currency":"EUR","timezone":"UTC"},"purchaseMeasurement":"reported_purchase_count","spend":"1.25","ctr":"1","cpc":"1","cpm":"1","impressions":10,"reach":5,"clicks":1,"purchases":1,"purchaseValue":null,"roas":null}`, i)
 		}
-		rows[i] = row{"acc_1", j}
+		rows[i] = row{AccountID: "acc_1", JSON: j}
 	}
+	manyRows.Store(k, rows)
 	return rows
 }
 

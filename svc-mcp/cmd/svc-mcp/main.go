@@ -1,6 +1,7 @@
 // Command svc-mcp runs the MCP server on stdin and stdout, for manual tests
-// and for the inspector test; `svc mcp` of svc-cli is the command users run.
-// It reads SVC_API_KEY, and SVC_SITE_URL when set (as svc-cli does).
+// and for the stdio tests; `svc mcp` of svc-cli is the command users run.
+// It reads SVC_API_KEY, and SVC_SITE_URL when set (as svc-cli does), and
+// passes them to the server.
 // SVC_MCP_DEBUG=1 logs every request, with its protocol version, to stderr.
 package main
 
@@ -12,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	svc "github.com/adsnap/svc/sdk-go"
 	svcmcp "github.com/adsnap/svc/svc-mcp"
 )
 
@@ -25,7 +27,8 @@ func run() int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	var opts []svcmcp.Option
+	// This is the one place of the binary that reads its configuration.
+	opts := []svcmcp.Option{svcmcp.WithAPIKey(os.Getenv(svc.APIKeyEnv))}
 	if site := os.Getenv("SVC_SITE_URL"); site != "" {
 		opts = append(opts, svcmcp.WithSiteURL(site))
 	}

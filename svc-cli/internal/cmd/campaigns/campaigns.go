@@ -3,9 +3,7 @@ package campaigns
 
 import (
 	"context"
-	"fmt"
 	"iter"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -68,50 +66,24 @@ func campaignsRun(ctx context.Context, opts *CampaignsOptions) error {
 	if err != nil {
 		return err
 	}
+	page := func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
+		return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
+	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All}
 	return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, listing.Source[svc.Campaign]{
-		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.CampaignPage, error) {
-			return client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: lo})
-		},
+		Page: page,
 		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Campaign], error] {
 			return client.Campaigns.AllRaw(ctx, &svc.CampaignListOptions{ListOptions: lo})
 		},
 		Table: func(ctx context.Context, rows []svc.Campaign) []output.Column[svc.Campaign] {
-			platform := make([]string, len(rows))
-			for i, r := range rows {
-				platform[i] = r.PlatformAdAccountID
-			}
-			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
-				p, err := client.Campaigns.List(ctx, &svc.CampaignListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}})
-				if err != nil || len(p.Data) == 0 {
-					return "", err
-				}
-				return p.Data[0].PlatformAdAccountID, nil
-			})
-			if err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
-			}
-			return TableSpec(ids).Table
+			return accountid.Table(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
+				func(c svc.Campaign) string { return c.PlatformAdAccountID }, page, Spec.Table)
 		},
 	})
 }
 
-// TableSpec is Spec with the ACCOUNT column showing the account id (as
-// `svc accounts` lists it and --accountId takes it) that ids gives for a
-// row's platform account id, or the platform id when ids has none.
-func TableSpec(ids map[string]string) output.Spec[svc.Campaign] {
-	s := Spec
-	s.Table = slices.Clone(Spec.Table)
-	for i := range s.Table {
-		if s.Table[i].Header == "ACCOUNT" {
-			s.Table[i].Value = func(c svc.Campaign) string { return accountid.Show(ids, c.PlatformAdAccountID) }
-		}
-	}
-	return s
-}
-
 // Spec is how campaigns are printed; the table's ACCOUNT column shows the
-// platform account id (TableSpec shows the account id).
+// platform account id (the listing shows the account id: accountid.Table).
 var Spec = output.Spec[svc.Campaign]{
 	Table: []output.Column[svc.Campaign]{
 		{Header: "ID", Value: func(c svc.Campaign) string { return c.ID }},

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -102,29 +101,17 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 	withDates := func(lo svc.ListOptions) *svc.InsightListOptions {
 		return &svc.InsightListOptions{ListOptions: lo, From: opts.From, To: opts.To}
 	}
+	page := func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
+		return client.Insights.List(ctx, withDates(lo))
+	}
 	src := listing.Source[svc.Insight]{
-		Page: func(ctx context.Context, lo svc.ListOptions) (*svc.InsightPage, error) {
-			return client.Insights.List(ctx, withDates(lo))
-		},
+		Page: page,
 		All: func(ctx context.Context, lo svc.ListOptions) iter.Seq2[svc.Row[svc.Insight], error] {
 			return client.Insights.AllRaw(ctx, withDates(lo))
 		},
 		Table: func(ctx context.Context, rows []svc.Insight) []output.Column[svc.Insight] {
-			platform := make([]string, len(rows))
-			for i, r := range rows {
-				platform[i] = r.PlatformAdAccountID
-			}
-			ids, err := accountid.Resolve(ctx, client, opts.List.AccountID, platform, func(ctx context.Context, id string) (string, error) {
-				p, err := client.Insights.List(ctx, &svc.InsightListOptions{ListOptions: svc.ListOptions{Limit: 1, AccountID: id}, From: opts.From, To: opts.To})
-				if err != nil || len(p.Data) == 0 {
-					return "", err
-				}
-				return p.Data[0].PlatformAdAccountID, nil
-			})
-			if err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "ACCOUNT shows the platform's account id where the account id is unknown: %s\n", err)
-			}
-			return TableSpec(ids).Table
+			return accountid.Table(ctx, opts.IO.ErrOut, client, opts.List.AccountID, rows,
+				func(r svc.Insight) string { return r.PlatformAdAccountID }, page, Spec.Table)
 		},
 	}
 	req := listing.Request{List: opts.List.ListOptions(), All: opts.List.All || opts.Summary}
@@ -169,22 +156,8 @@ func csvDate(i svc.Insight) string {
 // purchaseData reports whether the row has purchase evidence.
 func purchaseData(i svc.Insight) bool { return i.PurchaseMeasurement != svc.PurchaseUnavailable }
 
-// TableSpec is Spec with the ACCOUNT column showing the account id (as
-// `svc accounts` lists it and --accountId takes it) that ids gives for a
-// row's platform account id, or the platform id when ids has none.
-func TableSpec(ids map[string]string) output.Spec[svc.Insight] {
-	s := Spec
-	s.Table = slices.Clone(Spec.Table)
-	for i := range s.Table {
-		if s.Table[i].Header == "ACCOUNT" {
-			s.Table[i].Value = func(r svc.Insight) string { return accountid.Show(ids, r.PlatformAdAccountID) }
-		}
-	}
-	return s
-}
-
 // Spec is how insight rows are printed; the table's ACCOUNT column shows the
-// platform account id (TableSpec shows the account id).
+// platform account id (the listing shows the account id: accountid.Table).
 var Spec = output.Spec[svc.Insight]{
 	Table: []output.Column[svc.Insight]{
 		{Header: "DATE", Value: date},

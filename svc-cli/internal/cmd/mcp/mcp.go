@@ -16,7 +16,7 @@ import (
 // MCPOptions are what `svc mcp` runs with.
 type MCPOptions struct {
 	IO         *iostreams.IOStreams
-	Getenv     func(string) string
+	APIKey     string // SVC_API_KEY, "" when not set
 	SiteURL    string
 	SDKOptions []svc.Option
 	Verbose    bool
@@ -25,7 +25,7 @@ type MCPOptions struct {
 // NewCmdMCP returns the mcp command. runF, when not nil, runs instead of the
 // command body (for flag tests).
 func NewCmdMCP(f *cmdutil.Factory, runF func(*MCPOptions) error) *cobra.Command {
-	opts := &MCPOptions{IO: f.IOStreams, Getenv: f.Getenv}
+	opts := &MCPOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Start the local MCP server on standard input and output",
@@ -46,6 +46,7 @@ Host configuration:
   {"command": "svc", "args": ["mcp"], "env": {"SVC_API_KEY": "svc_live_…"}}`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.APIKey = f.Getenv(svc.APIKeyEnv)
 			opts.SiteURL = f.SiteURL()
 			opts.SDKOptions = f.SDKOptions()
 			if runF != nil {

@@ -13,12 +13,12 @@ func TestNewCmdMCP(t *testing.T) {
 	t.Parallel()
 	ios, _, _, _ := testapi.Streams(testapi.TTY{})
 	var got *MCPOptions
-	f := testapi.Factory(ios, map[string]string{"SVC_SITE_URL": "http://127.0.0.1:9"})
+	f := testapi.Factory(ios, map[string]string{"SVC_SITE_URL": "http://127.0.0.1:9", "SVC_API_KEY": testapi.Key})
 	cmd := NewCmdMCP(f, func(o *MCPOptions) error { got = o; return nil })
 	if err := testapi.Execute(t, cmd, "--verbose"); err != nil {
 		t.Fatal(err)
 	}
-	if got.SiteURL != "http://127.0.0.1:9" || !got.Verbose || len(got.SDKOptions) == 0 {
+	if got.SiteURL != "http://127.0.0.1:9" || got.APIKey != testapi.Key || !got.Verbose || len(got.SDKOptions) == 0 {
 		t.Errorf("options = %+v", got)
 	}
 	for _, args := range []string{"--key-stdin", "extra"} {
@@ -34,7 +34,6 @@ func TestNewCmdMCP(t *testing.T) {
 // says what to fix; standard error says it too.
 func TestMCPStartsWithoutKey(t *testing.T) {
 	for key, want := range map[string]string{"": "SVC_API_KEY is not set", "svc_live_nope": "SVC_API_KEY is malformed"} {
-		t.Setenv("SVC_API_KEY", key)
 		ios, stdin, stdout, stderr := testapi.Streams(testapi.TTY{})
 		stdin.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}

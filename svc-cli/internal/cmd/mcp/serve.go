@@ -12,6 +12,7 @@ import (
 // serve runs the MCP server of svc-mcp on the command's streams.
 func serve(ctx context.Context, opts *MCPOptions, logger *slog.Logger) error {
 	return svcmcp.Run(ctx, opts.IO.In, opts.IO.Out, logger,
+		svcmcp.WithAPIKey(opts.APIKey),
 		svcmcp.WithSiteURL(opts.SiteURL),
 		svcmcp.WithSDKOptions(opts.SDKOptions...),
 		svcmcp.WithVersion(build.Version()),
