@@ -384,7 +384,7 @@ func TestCampaignsAndAccountsIncompleteWhenNoSplitHelps(t *testing.T) {
 type gcraTransport struct {
 	quota   int
 	tat     time.Time
-	ok, n   int
+	ok      int
 	refused int
 	pages   int
 }
