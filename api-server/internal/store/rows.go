@@ -37,7 +37,12 @@ func (p *Page[R]) init(pool *sync.Pool, limit int) {
 }
 
 // Len is the number of rows read.
-func (p *Page[R]) Len() int { return len(p.rows) }
+func (p *Page[R]) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.rows)
+}
 
 // jsonRow is a row the generated encoder writes (resources_gen.go).
 type jsonRow interface {
@@ -46,8 +51,11 @@ type jsonRow interface {
 
 // AppendJSON appends the first n rows to b as a JSON array, as the API
 // returns them. ok is false if a value has no JSON form (a non-finite
-// number, a time outside years 0–9999).
+// number, a time outside years 0–9999). A nil page is empty.
 func (p *Page[R]) AppendJSON(b []byte, n int) (_ []byte, ok bool) {
+	if p == nil {
+		return append(b, "[]"...), true
+	}
 	if p.released {
 		panic("store: page used after Release")
 	}

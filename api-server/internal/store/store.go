@@ -1,3 +1,5 @@
+//go:generate go run ./gen -target store -o resources_gen.go
+
 package store
 
 import (

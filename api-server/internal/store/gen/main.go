@@ -74,9 +74,9 @@ func Generate(target string) ([]byte, error) {
 // resource is a schema.Resource with what the templates need computed.
 type resource struct {
 	schema.Resource
-	Plural string
-	Read   []field // the fields the read query selects, in order
-	Doc    []field // the document's fields
+	Plural  string
+	Read    []field // the fields the read query selects, in order
+	Doc     []field // the document's fields
 	Checked []field // the document fields the generated validation checks
 }
 
@@ -216,8 +216,8 @@ func selectList(r *resource, pg bool, prefix string) string {
 
 // query is one generated statement.
 type query struct {
-	Name, Label         string
-	PG, PGPage, SQLite  string // SQLite "": PostgreSQL only
+	Name, Label        string
+	PG, PGPage, SQLite string // SQLite "": PostgreSQL only
 }
 
 const (

@@ -92,7 +92,7 @@ type Resource struct {
 	// Measurement names the Go field that tells whether Measured fields are
 	// returned; Unmeasured is its value when they are not.
 	Measurement, Unmeasured string
-	Fields      []Field
+	Fields                  []Field
 }
 
 // Resources are the API's list resources.
