@@ -425,12 +425,7 @@ var snapshotTmpl = template.Must(template.New("snapshot").Funcs(funcs).Parse(`//
 
 package snapshot
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
-var _ = json.RawMessage(nil)
+import "encoding/json"
 
 // {{.R.Name}} is one day of one account (CampaignID nil) or one campaign.
 // Fields the API does not return are stored and never returned.
@@ -484,6 +479,4 @@ func insightFieldSelect(numeric func(string) string) []string {
 
 // insightDecimalColumns are the declared decimal columns (compared as text by the merge).
 var insightDecimalColumns = map[string]bool{ {{range .R.Checked}}{{if isDecimal .}}{{quote .Column}}: true, {{end}}{{end}} }
-
-var _ = fmt.Sprint
 `))
