@@ -1004,7 +1004,7 @@ func recordDataAsOf(ctx context.Context, tx bun.Tx, org string, now time.Time) e
 	if latest.Valid {
 		asOf = latest.Time
 	}
-	m := snapshotModel{OrganizationID: org, DataAsOf: asOf, ImportedAt: now}
+	m := store.OrganizationSnapshot{OrganizationID: org, DataAsOf: asOf, ImportedAt: now}
 	if _, err := tx.NewInsert().Model(&m).
 		On("CONFLICT (organization_id) DO UPDATE").
 		Set("data_as_of = EXCLUDED.data_as_of").
@@ -1013,12 +1013,4 @@ func recordDataAsOf(ctx context.Context, tx bun.Tx, org string, now time.Time) e
 		return fmt.Errorf("record data time of %s: %w", org, err)
 	}
 	return nil
-}
-
-type snapshotModel struct {
-	bun.BaseModel `bun:"table:organization_snapshots"`
-
-	OrganizationID string    `bun:"organization_id,pk"`
-	DataAsOf       time.Time `bun:"data_as_of"`
-	ImportedAt     time.Time `bun:"imported_at"`
 }

@@ -21,9 +21,34 @@ import (
 // accounts (Accounts). On PostgreSQL both come from one statement. The
 // caller releases the page (Page.Release) once it has encoded it.
 func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
-	if !s.pg {
-		return page(ctx, s, orgID, p, s.Accounts)
-	}
+	return s.r.accountsPage(ctx, orgID, p)
+}
+
+// CampaignsPage is AccountsPage for campaigns.
+func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
+	return s.r.campaignsPage(ctx, orgID, p)
+}
+
+// InsightsPage is AccountsPage for daily insights, ordered by date
+// descending, then id.
+func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
+	return s.r.insightsPage(ctx, orgID, p)
+}
+
+// reader reads the pages in one database's dialect, with its own SQL
+// (resources_gen.go): pgReader (one statement per page through pgx, raw
+// rows decoded by the generated decoders) and sqliteReader (prepared
+// statements, rows scanned by the generated scans).
+type reader interface {
+	accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error)
+	campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error)
+	insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error)
+}
+
+// pgReader reads PostgreSQL's pages: pgPageForms through pgPage.
+type pgReader struct{ *Store }
+
+func (s pgReader) accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
 	q, args := qAccounts, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qAccountsByAccount, append(args, p.AccountID)
@@ -37,11 +62,7 @@ func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (M
 	return m, out, nil
 }
 
-// CampaignsPage is AccountsPage for campaigns.
-func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
-	if !s.pg {
-		return page(ctx, s, orgID, p, s.Campaigns)
-	}
+func (s pgReader) campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
 	q, args := qCampaigns, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qCampaignsByAccount, append(args, p.AccountID)
@@ -55,11 +76,8 @@ func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (
 	return m, out, nil
 }
 
-// InsightsPage is AccountsPage for daily insights.
-func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
-	if !s.pg {
-		return page(ctx, s, orgID, p, s.Insights)
-	}
+// insightsPage reads pages from offset seekFrom on with the seek.
+func (s pgReader) insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
 	seek := p.Offset >= seekFrom
 	q, args := qInsights, []any{orgID, p.Limit, p.Offset, p.From, p.To}
 	if seek {
@@ -97,7 +115,22 @@ func decodeInto[R any](out *Page[R], decode func([][]byte, []pgconn.FieldDescrip
 	}
 }
 
-// page is the SQLite form of the *Page methods: two queries.
+// sqliteReader reads SQLite's pages: two prepared statements each, the
+// meta, then the plain list query.
+type sqliteReader struct{ *Store }
+
+func (s sqliteReader) accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
+	return page(ctx, s.Store, orgID, p, s.Accounts)
+}
+
+func (s sqliteReader) campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
+	return page(ctx, s.Store, orgID, p, s.Campaigns)
+}
+
+func (s sqliteReader) insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
+	return page(ctx, s.Store, orgID, p, s.Insights)
+}
+
 func page[R any](ctx context.Context, s *Store, orgID string, p ListParams,
 	list func(context.Context, string, ListParams) (*Page[R], error)) (Meta, *Page[R], error) {
 	m, err := s.Meta(ctx, orgID, p.AccountID)

@@ -37,8 +37,11 @@ type Meta struct {
 // Store runs the API's read queries. Every query is scoped by organization
 // and served by an index range scan on (organization_id, …).
 type Store struct {
-	db    *sql.DB
-	pg    bool
+	db *sql.DB
+	r  reader
+	// stmts are the plain queries of the database's dialect, prepared:
+	// SQLite's pages, the meta of PostgreSQL's empty pages (pgPage), and
+	// tests.
 	stmts map[queryName]*sql.Stmt
 }
 
@@ -72,10 +75,11 @@ func pgForm(name queryName) string { return pgQueries[name] }
 // New prepares the read queries on db (the texts of its dialect,
 // resources_gen.go). Close releases them.
 func New(ctx context.Context, db *bun.DB) (*Store, error) {
-	s := &Store{db: db.DB, pg: database.IsPostgres(db)}
+	s := &Store{db: db.DB}
 	texts := sqliteQueries
-	if s.pg {
-		texts = pgQueries
+	s.r = sqliteReader{s}
+	if database.IsPostgres(db) {
+		texts, s.r = pgQueries, pgReader{s}
 	}
 	s.stmts = make(map[queryName]*sql.Stmt, len(texts))
 	for name, q := range texts {
