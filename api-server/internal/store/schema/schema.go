@@ -57,7 +57,8 @@ type Field struct {
 	Type Type
 	// Null: the value may be absent (JSON null).
 	Null bool
-	// Column is the table column; "" for a field the read query does not select.
+	// Column is the table column ("" for a document field the import
+	// writes by hand, as accountId is account_id, with its organization).
 	Column string
 	// PG and SQLite are the select expressions when not the bare column; %s
 	// is the (qualified) column.
