@@ -76,19 +76,19 @@ func (h hookedStore) page() {
 	}
 }
 
-func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error) {
+func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.AccountPage, error) {
 	h.page()
 	return h.Store.AccountsPage(ctx, orgID, p)
 }
 
-func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error) {
+func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.CampaignPage, error) {
 	h.page()
 	return h.Store.CampaignsPage(ctx, orgID, p)
 }
 
-func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf) (store.Meta, []store.InsightRow, error) {
+func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.InsightPage, error) {
 	h.page()
-	return h.Store.InsightsPage(ctx, orgID, p, buf)
+	return h.Store.InsightsPage(ctx, orgID, p)
 }
 
 func (h hookedStore) Ping(ctx context.Context) error {

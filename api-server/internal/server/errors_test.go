@@ -28,15 +28,15 @@ type failingStore struct {
 	err error
 }
 
-func (f failingStore) AccountsPage(context.Context, string, store.ListParams) (store.Meta, []store.AccountRow, error) {
+func (f failingStore) AccountsPage(context.Context, string, store.ListParams) (store.Meta, *store.AccountPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
-func (f failingStore) CampaignsPage(context.Context, string, store.ListParams) (store.Meta, []store.CampaignRow, error) {
+func (f failingStore) CampaignsPage(context.Context, string, store.ListParams) (store.Meta, *store.CampaignPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
-func (f failingStore) InsightsPage(context.Context, string, store.ListParams, *store.InsightBuf) (store.Meta, []store.InsightRow, error) {
+func (f failingStore) InsightsPage(context.Context, string, store.ListParams) (store.Meta, *store.InsightPage, error) {
 	return store.Meta{}, nil, f.err
 }
 

@@ -165,23 +165,23 @@ func (o observedStore) done(sp trace.Span, op string, err error) {
 	}
 }
 
-func (o observedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error) {
+func (o observedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.AccountPage, error) {
 	ctx, sp := child(ctx, o.tracer, "query accounts")
 	m, rows, err := o.next.AccountsPage(ctx, orgID, p)
 	o.done(sp, "accounts", err)
 	return m, rows, err
 }
 
-func (o observedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error) {
+func (o observedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.CampaignPage, error) {
 	ctx, sp := child(ctx, o.tracer, "query campaigns")
 	m, rows, err := o.next.CampaignsPage(ctx, orgID, p)
 	o.done(sp, "campaigns", err)
 	return m, rows, err
 }
 
-func (o observedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf) (store.Meta, []store.InsightRow, error) {
+func (o observedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.InsightPage, error) {
 	ctx, sp := child(ctx, o.tracer, "query insights")
-	m, rows, err := o.next.InsightsPage(ctx, orgID, p, buf)
+	m, rows, err := o.next.InsightsPage(ctx, orgID, p)
 	o.done(sp, "insights", err)
 	return m, rows, err
 }

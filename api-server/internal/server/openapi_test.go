@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	apiserver "github.com/adsnap/svc/api-server"
+	"github.com/adsnap/svc/api-server/internal/store/schema"
 )
 
 // TestOpenAPIAgrees checks that openapi.yaml describes exactly the wire
@@ -44,18 +45,38 @@ func TestOpenAPIAgrees(t *testing.T) {
 			t.Errorf("%s: operationId %q, want %q", path, got, id)
 		}
 	}
-	for name, v := range map[string]any{"Account": account{}, "Campaign": campaign{}, "Insight": insight{},
-		"Meta": meta{}, "AccountRef": accountRef{}, "Error": errorBody{}} {
+	// The resources' wire fields come from their declaration (store/schema).
+	wire := map[string][]string{}
+	for _, r := range []schema.Resource{schema.Account, schema.Campaign, schema.Insight} {
+		for _, f := range r.Fields {
+			switch {
+			case !f.Read:
+			case f.Group == "":
+				wire[r.Name] = append(wire[r.Name], f.JSON)
+			case !slices.Contains(wire[r.Name], f.Group):
+				wire[r.Name] = append(wire[r.Name], f.Group)
+				fallthrough
+			default:
+				if r.Name == "Campaign" { // the same AccountRef in Insight
+					wire["AccountRef"] = append(wire["AccountRef"], f.JSON)
+				}
+			}
+		}
+	}
+	for name, v := range map[string]any{"Account": nil, "Campaign": nil, "Insight": nil,
+		"Meta": meta{}, "AccountRef": nil, "Error": errorBody{}} {
 		s, ok := doc.Components.Schemas[name]
 		if !ok {
 			t.Errorf("no schema %s", name)
 			continue
 		}
-		var fields []string
-		rt := reflect.TypeOf(v)
-		for i := range rt.NumField() {
-			tag, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-			fields = append(fields, tag)
+		fields := slices.Clone(wire[name])
+		if v != nil {
+			rt := reflect.TypeOf(v)
+			for i := range rt.NumField() {
+				tag, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+				fields = append(fields, tag)
+			}
 		}
 		slices.Sort(fields)
 		var props []string

@@ -30,10 +30,10 @@ type KeyLookup interface {
 type Store interface {
 	// The *Page methods return the organization's snapshot meta (and whether
 	// p.AccountID is one of its accounts) with a page of rows, in one round
-	// trip on PostgreSQL.
-	AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error)
-	CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error)
-	InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf) (store.Meta, []store.InsightRow, error)
+	// trip on PostgreSQL. The caller releases the page once encoded.
+	AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.AccountPage, error)
+	CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.CampaignPage, error)
+	InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.InsightPage, error)
 	Ping(ctx context.Context) error
 }
 

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	apiserver "github.com/adsnap/svc/api-server"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/server"
 	"github.com/adsnap/svc/api-server/internal/testenv"
@@ -29,14 +31,31 @@ func keysOf(m map[string]any) []string {
 
 func sorted(s ...string) []string { sort.Strings(s); return s }
 
+// openAPIFields returns the properties a schema of openapi.yaml requires
+// (every property: TestOpenAPIAgrees), sorted: the wire contract.
+func openAPIFields(name string) []string {
+	raw, err := apiserver.OpenAPIJSON()
+	if err != nil {
+		panic(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Required []string `json:"required"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		panic(err)
+	}
+	return sorted(doc.Components.Schemas[name].Required...)
+}
+
 var (
-	accountFields  = sorted("id", "accountName", "currency", "timezone", "isActive", "lastSyncAt")
-	campaignFields = sorted("id", "platformAdAccountId", "name", "objective", "status", "effectiveStatus",
-		"dailyBudget", "lifetimeBudget", "syncedAt", "account")
-	insightFields = sorted("id", "platformAdAccountId", "attributionWindow", "campaignId", "date", "syncedAt",
-		"account", "purchaseMeasurement", "spend", "ctr", "cpc", "cpm", "impressions", "reach", "clicks",
-		"purchases", "purchaseValue", "roas")
-	metaFields = sorted("source", "liveMetaRequest", "limit", "offset", "nextOffset", "returned",
+	accountFields  = openAPIFields("Account")
+	campaignFields = openAPIFields("Campaign")
+	insightFields  = openAPIFields("Insight")
+	metaFields     = sorted("source", "liveMetaRequest", "limit", "offset", "nextOffset", "returned",
 		"generatedAt", "dataAsOf", "note")
 )
 

@@ -1,62 +1,7 @@
 package server
 
-import (
-	"database/sql"
-	"time"
-
-	"github.com/adsnap/svc/api-server/internal/store"
-)
-
-// The wire types of SPEC §2: exactly the fields listed there. They are
-// separate from the store's rows, which the handlers copy from field by field.
-
-type account struct {
-	ID          string     `json:"id"`
-	AccountName string     `json:"accountName"`
-	Currency    string     `json:"currency"`
-	Timezone    string     `json:"timezone"`
-	IsActive    bool       `json:"isActive"`
-	LastSyncAt  *time.Time `json:"lastSyncAt"`
-}
-
-type accountRef struct {
-	Currency string `json:"currency"`
-	Timezone string `json:"timezone"`
-}
-
-type campaign struct {
-	ID                  string     `json:"id"`
-	PlatformAdAccountID string     `json:"platformAdAccountId"`
-	Name                string     `json:"name"`
-	Objective           string     `json:"objective"`
-	Status              string     `json:"status"`
-	EffectiveStatus     *string    `json:"effectiveStatus"`
-	DailyBudget         *string    `json:"dailyBudget"`
-	LifetimeBudget      *string    `json:"lifetimeBudget"`
-	SyncedAt            *time.Time `json:"syncedAt"`
-	Account             accountRef `json:"account"`
-}
-
-type insight struct {
-	ID                  string     `json:"id"`
-	PlatformAdAccountID string     `json:"platformAdAccountId"`
-	AttributionWindow   string     `json:"attributionWindow"`
-	CampaignID          *string    `json:"campaignId"`
-	Date                *string    `json:"date"`
-	SyncedAt            *time.Time `json:"syncedAt"`
-	Account             accountRef `json:"account"`
-	PurchaseMeasurement string     `json:"purchaseMeasurement"`
-	Spend               string     `json:"spend"`
-	CTR                 string     `json:"ctr"`
-	CPC                 string     `json:"cpc"`
-	CPM                 string     `json:"cpm"`
-	Impressions         int64      `json:"impressions"`
-	Reach               int64      `json:"reach"`
-	Clicks              int64      `json:"clicks"`
-	Purchases           *float64   `json:"purchases"`
-	PurchaseValue       *float64   `json:"purchaseValue"`
-	ROAS                *float64   `json:"roas"`
-}
+// The rows of SPEC §2 are declared in store/schema and encoded by the
+// store (store/gen); what is here is the envelope's meta and the error body.
 
 // Note is meta.note of every response.
 const Note = "Stored snapshot: the data may be stale; no live request to the advertising platform was made."
@@ -86,52 +31,8 @@ type meta struct {
 	Note            string `json:"note"`
 }
 
-type envelope[T any] struct {
-	Data []T  `json:"data"`
-	Meta meta `json:"meta"`
-}
-
 // errorBody is the error of SPEC §7; Message is a string or a list of strings.
 type errorBody struct {
 	StatusCode int `json:"statusCode"`
 	Message    any `json:"message"`
-}
-
-func timePtr(t store.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	u := t.Time
-	return &u
-}
-
-func nullString(s sql.NullString) *string {
-	if !s.Valid {
-		return nil
-	}
-	v := s.String
-	return &v
-}
-
-// timeIn, stringIn and floatIn are timePtr, nullString and nullFloat without
-// a copy: the pointer is into the row.
-func timeIn(t *store.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	return &t.Time
-}
-
-func stringIn(s *sql.NullString) *string {
-	if !s.Valid {
-		return nil
-	}
-	return &s.String
-}
-
-func floatIn(f *sql.NullFloat64) *float64 {
-	if !f.Valid {
-		return nil
-	}
-	return &f.Float64
 }

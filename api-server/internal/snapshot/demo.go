@@ -70,7 +70,7 @@ func ptr[T any](v T) *T { return &v }
 // Demo returns the built-in demo snapshot as of now: two organizations,
 // five accounts in different currencies and time zones, two campaigns per
 // account, and DemoDays days (ending today, UTC) of account- and
-// campaign-level insights, some with purchaseMeasurement "unavailable". The
+// campaign-level insights, some whose purchase measurement is "unavailable". The
 // same now gives the same document; rows are keyed by account, campaign and
 // date, so a later import updates rather than duplicates.
 func Demo(now time.Time) *Document {

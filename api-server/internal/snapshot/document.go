@@ -3,6 +3,8 @@
 // the built-in demo snapshot. An import is all or nothing: the whole document
 // is validated (every problem reported with its JSON path) and then upserted
 // in one transaction.
+//go:generate go run ../store/gen -target snapshot -o insight_gen.go
+
 package snapshot
 
 import (
@@ -71,29 +73,8 @@ type Campaign struct {
 	RawPayload      json.RawMessage `json:"rawPayload,omitempty"`
 }
 
-// Insight is one day of one account (CampaignID nil) or one campaign.
-// Conversions and RawPayload are stored and never returned.
-type Insight struct {
-	ID                  string          `json:"id"`
-	AccountID           string          `json:"accountId"`
-	CampaignID          *string         `json:"campaignId"`
-	Date                string          `json:"date"`
-	AttributionWindow   string          `json:"attributionWindow"`
-	PurchaseMeasurement string          `json:"purchaseMeasurement"`
-	Spend               string          `json:"spend"`
-	CTR                 string          `json:"ctr"`
-	CPC                 string          `json:"cpc"`
-	CPM                 string          `json:"cpm"`
-	Impressions         *int64          `json:"impressions"`
-	Reach               *int64          `json:"reach"`
-	Clicks              *int64          `json:"clicks"`
-	Purchases           *float64        `json:"purchases"`
-	PurchaseValue       *float64        `json:"purchaseValue"`
-	ROAS                *float64        `json:"roas"`
-	Conversions         *int64          `json:"conversions,omitempty"`
-	SyncedAt            *string         `json:"syncedAt"`
-	RawPayload          json.RawMessage `json:"rawPayload,omitempty"`
-}
+// Insight (one day of one account or one campaign) is generated from its
+// declaration, store/schema (insight_gen.go).
 
 // LeadContact is a lead of an account: stored, never returned.
 type LeadContact struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -183,6 +184,7 @@ type importer struct {
 	writerFailed atomic.Bool
 
 	refCampaigns map[string]bool // campaigns that staged insight rows name
+	insightArgs  []any           // the staged values of one insight, reused
 }
 
 // copyJob is one batch for the writer.
@@ -365,9 +367,9 @@ func (im *importer) accept(ctx context.Context, e element, p *problems) error {
 		if im.pg {
 			d = date
 		}
-		return stage.add(ctx, im, e.ord, in.ID, in.AccountID, in.CampaignID, d, in.AttributionWindow,
-			in.PurchaseMeasurement, in.Spend, in.CTR, in.CPC, in.CPM, *in.Impressions, *in.Reach, *in.Clicks,
-			in.Purchases, in.PurchaseValue, in.ROAS, in.Conversions, im.timeValue(sync), im.jsonValue(in.RawPayload))
+		args := insightFieldValues(append(im.insightArgs[:0], e.ord, in.ID, in.AccountID, in.CampaignID, d), in)
+		im.insightArgs = args
+		return stage.add(ctx, im, append(args, in.Conversions, im.timeValue(sync), im.jsonValue(in.RawPayload))...)
 	default:
 		l := e.lead
 		p.lead(path, l)
@@ -421,11 +423,9 @@ var stageColumns = [numKinds][][2]string{
 	kindCampaign: {{"ord", "bigint"}, {"id", "text"}, {"account_id", "text"}, {"name", "text"}, {"objective", "text"},
 		{"status", "text"}, {"effective_status", "text"}, {"daily_budget", "text"}, {"lifetime_budget", "text"},
 		{"synced_at", "timestamptz"}, {"raw_payload", "jsonb"}},
-	kindInsight: {{"ord", "bigint"}, {"id", "text"}, {"account_id", "text"}, {"campaign_id", "text"}, {"date", "date"},
-		{"attribution_window", "text"}, {"purchase_measurement", "text"}, {"spend", "text"}, {"ctr", "text"},
-		{"cpc", "text"}, {"cpm", "text"}, {"impressions", "bigint"}, {"reach", "bigint"}, {"clicks", "bigint"},
-		{"purchases", "double precision"}, {"purchase_value", "double precision"}, {"roas", "double precision"},
-		{"conversions", "bigint"}, {"synced_at", "timestamptz"}, {"raw_payload", "jsonb"}},
+	// The declared fields (insight_gen.go) between the identity and the rest.
+	kindInsight: slices.Concat([][2]string{{"ord", "bigint"}, {"id", "text"}, {"account_id", "text"}, {"campaign_id", "text"}, {"date", "date"}},
+		insightFieldColumns, [][2]string{{"conversions", "bigint"}, {"synced_at", "timestamptz"}, {"raw_payload", "jsonb"}}),
 	kindLead: {{"ord", "bigint"}, {"id", "text"}, {"account_id", "text"}, {"email", "text"}, {"phone", "text"}},
 }
 
@@ -850,10 +850,14 @@ func (im *importer) merge(ctx context.Context) error {
 
 // insightColumns are the columns an import writes; the merge compares them
 // to skip rows that did not change.
-var insightColumns = []string{"account_id", "campaign_id", "platform_ad_account_id", "currency",
-	"timezone", "date", "attribution_window", "purchase_measurement", "spend", "ctr", "cpc", "cpm",
-	"impressions", "reach", "clicks", "purchases", "purchase_value", "roas", "conversions",
-	"synced_at", "raw_payload"}
+// The declared fields' columns (insight_gen.go) follow date.
+var insightColumns = func() []string {
+	cols := []string{"account_id", "campaign_id", "platform_ad_account_id", "currency", "timezone", "date"}
+	for _, c := range insightFieldColumns {
+		cols = append(cols, c[0])
+	}
+	return append(cols, "conversions", "synced_at", "raw_payload")
+}()
 
 // mergeInsights upserts the staged insight rows in one statement (the
 // day-count triggers then see one statement's transition tables). On
@@ -868,9 +872,7 @@ func (im *importer) mergeInsights(ctx context.Context, nowArg string, numeric fu
 	}
 	q := `INSERT INTO insights_daily AS d (id, organization_id, ` + strings.Join(insightColumns, ", ") + `, updated_at)
 		SELECT s.id, a.organization_id, s.account_id, s.campaign_id, a.platform_ad_account_id, a.currency, a.timezone,
-		s.date, s.attribution_window, s.purchase_measurement, ` + numeric("s.spend") + `, ` + numeric("s.ctr") + `, ` +
-		numeric("s.cpc") + `, ` + numeric("s.cpm") + `, s.impressions, s.reach, s.clicks, s.purchases, s.purchase_value,
-		s.roas, s.conversions, s.synced_at, s.raw_payload, ` + nowArg + `
+		s.date, ` + strings.Join(insightFieldSelect(numeric), ", ") + `, s.conversions, s.synced_at, s.raw_payload, ` + nowArg + `
 		FROM ` + stageTable(kindInsight) + ` s JOIN ad_accounts a ON a.id = s.account_id WHERE true
 		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ")
 	if !im.pg {
@@ -883,8 +885,7 @@ func (im *importer) mergeInsights(ctx context.Context, nowArg string, numeric fu
 	old, new := make([]string, len(insightColumns)), make([]string, len(insightColumns))
 	for i, c := range insightColumns {
 		old[i], new[i] = "d."+c, "excluded."+c
-		switch c {
-		case "spend", "ctr", "cpc", "cpm":
+		if insightDecimalColumns[c] {
 			// numeric compares by value; "12.50" and "12.5" differ as stored text.
 			old[i], new[i] = old[i]+"::text", new[i]+"::text"
 		}
@@ -1003,7 +1004,7 @@ func recordDataAsOf(ctx context.Context, tx bun.Tx, org string, now time.Time) e
 	if latest.Valid {
 		asOf = latest.Time
 	}
-	m := snapshotModel{OrganizationID: org, DataAsOf: asOf, ImportedAt: now}
+	m := store.OrganizationSnapshot{OrganizationID: org, DataAsOf: asOf, ImportedAt: now}
 	if _, err := tx.NewInsert().Model(&m).
 		On("CONFLICT (organization_id) DO UPDATE").
 		Set("data_as_of = EXCLUDED.data_as_of").
@@ -1012,12 +1013,4 @@ func recordDataAsOf(ctx context.Context, tx bun.Tx, org string, now time.Time) e
 		return fmt.Errorf("record data time of %s: %w", org, err)
 	}
 	return nil
-}
-
-type snapshotModel struct {
-	bun.BaseModel `bun:"table:organization_snapshots"`
-
-	OrganizationID string    `bun:"organization_id,pk"`
-	DataAsOf       time.Time `bun:"data_as_of"`
-	ImportedAt     time.Time `bun:"imported_at"`
 }

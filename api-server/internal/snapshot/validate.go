@@ -30,8 +30,6 @@ const (
 var (
 	subscriptionStatuses = set("trialing", "active", "canceled")
 	roles                = set("owner", "admin", "member")
-	// PurchaseMeasurements are the values of Insight.purchaseMeasurement.
-	purchaseMeasurements = set("reported_purchase_value", "reported_purchase_count", "unavailable")
 )
 
 func set(v ...string) map[string]bool {
@@ -272,20 +270,7 @@ func (p *problems) insight(path string, in *Insight) (time.Time, *time.Time) {
 		p.add(path+".date", "year %04d is out of range (want years 0001–9999), got %s", d.Year(), quote(in.Date))
 		d = time.Time{}
 	}
-	p.text(path+".attributionWindow", in.AttributionWindow, true)
-	if !purchaseMeasurements[in.PurchaseMeasurement] {
-		p.add(path+".purchaseMeasurement", "want one of reported_purchase_value, reported_purchase_count, unavailable, got %s", quote(in.PurchaseMeasurement))
-	}
-	p.decimal(path+".spend", &in.Spend, true)
-	p.decimal(path+".ctr", &in.CTR, true)
-	p.decimal(path+".cpc", &in.CPC, true)
-	p.decimal(path+".cpm", &in.CPM, true)
-	p.count(path+".impressions", in.Impressions)
-	p.count(path+".reach", in.Reach)
-	p.count(path+".clicks", in.Clicks)
-	p.number(path+".purchases", in.Purchases)
-	p.number(path+".purchaseValue", in.PurchaseValue)
-	p.number(path+".roas", in.ROAS)
+	p.checkInsightFields(path, in)
 	if in.Conversions != nil && *in.Conversions < 0 {
 		p.add(path+".conversions", "must not be negative")
 	}

@@ -18,85 +18,66 @@ import (
 )
 
 // AccountsPage returns the organization's meta (Meta) and a page of its
-// accounts (Accounts). On PostgreSQL both come from one statement.
-func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, []AccountRow, error) {
-	if !s.pg {
-		return page(ctx, s, orgID, p, s.Accounts)
-	}
-	out := make([]AccountRow, 0, p.Limit)
+// accounts (Accounts). On PostgreSQL both come from one statement. The
+// caller releases the page (Page.Release) once it has encoded it.
+func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
+	return s.r.accountsPage(ctx, orgID, p)
+}
+
+// CampaignsPage is AccountsPage for campaigns.
+func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
+	return s.r.campaignsPage(ctx, orgID, p)
+}
+
+// InsightsPage is AccountsPage for daily insights, ordered by date
+// descending, then id.
+func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
+	return s.r.insightsPage(ctx, orgID, p)
+}
+
+// reader reads the pages in one database's dialect, with its own SQL
+// (resources_gen.go): pgReader (one statement per page through pgx, raw
+// rows decoded by the generated decoders) and sqliteReader (prepared
+// statements, rows scanned by the generated scans).
+type reader interface {
+	accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error)
+	campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error)
+	insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error)
+}
+
+// pgReader reads PostgreSQL's pages: pgPageForms through pgPage.
+type pgReader struct{ *Store }
+
+func (s pgReader) accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
 	q, args := qAccounts, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qAccountsByAccount, append(args, p.AccountID)
 	}
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
-		var r AccountRow
-		var last pgtype.Timestamptz
-		if err := rows.Scan(nil, nil, &r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &last); err != nil {
-			return err
-		}
-		r.LastSyncAt = nullTime(last)
-		out = append(out, r)
-		return nil
-	})
+	out := newAccountPage(p.Limit)
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, decodeInto(out, decodeAccount))
 	if err != nil {
+		out.Release()
 		return m, nil, fmt.Errorf("list accounts: %w", err)
 	}
 	return m, out, nil
 }
 
-// CampaignsPage is AccountsPage for campaigns.
-func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, []CampaignRow, error) {
-	if !s.pg {
-		return page(ctx, s, orgID, p, s.Campaigns)
-	}
-	out := make([]CampaignRow, 0, p.Limit)
+func (s pgReader) campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
 	q, args := qCampaigns, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qCampaignsByAccount, append(args, p.AccountID)
 	}
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
-		var r CampaignRow
-		var eff, daily, lifetime pgtype.Text
-		var synced pgtype.Timestamptz
-		if err := rows.Scan(nil, nil, &r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &eff,
-			&daily, &lifetime, &synced, &r.Currency, &r.Timezone); err != nil {
-			return err
-		}
-		r.EffectiveStatus, r.DailyBudget, r.LifetimeBudget = nullString(eff), nullString(daily), nullString(lifetime)
-		r.SyncedAt = nullTime(synced)
-		out = append(out, r)
-		return nil
-	})
+	out := newCampaignPage(p.Limit)
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, decodeInto(out, decodeCampaign))
 	if err != nil {
+		out.Release()
 		return m, nil, fmt.Errorf("list campaigns: %w", err)
 	}
 	return m, out, nil
 }
 
-// InsightBuf is memory that InsightsPage reuses from one call to the next:
-// the rows and the text their strings point into. The rows of a call are
-// valid until the next call with the same InsightBuf. The zero value is
-// ready to use; a buffer must not be used by two calls at once.
-type InsightBuf struct {
-	rows []InsightRow
-	text []byte
-}
-
-// InsightsPage is AccountsPage for daily insights. On PostgreSQL the rows
-// are read into buf (nil: new memory); SQLite's scan allocates its own.
-func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf) (Meta, []InsightRow, error) {
-	if !s.pg {
-		return page(ctx, s, orgID, p, s.Insights)
-	}
-	if buf == nil {
-		buf = &InsightBuf{}
-	}
-	out := buf.rows[:0]
-	if out == nil {
-		out = make([]InsightRow, 0, p.Limit)
-	}
-	d := rawDecoder{arena: buf.text[:0]}
-	defer func() { buf.rows, buf.text = out, d.arena }()
+// insightsPage reads pages from offset seekFrom on with the seek.
+func (s pgReader) insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
 	seek := p.Offset >= seekFrom
 	q, args := qInsights, []any{orgID, p.Limit, p.Offset, p.From, p.To}
 	if seek {
@@ -108,31 +89,50 @@ func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, bu
 			q = qInsightsByAccountSeek
 		}
 	}
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
-		d.start(rows)
-		var r InsightRow
-		r.ID, r.PlatformAdAccountID, r.AttributionWindow = d.str(0), d.str(1), d.str(2)
-		r.CampaignID = d.nullStr(3)
-		r.Date, r.SyncedAt = d.str(4), d.time(5)
-		r.Currency, r.Timezone, r.PurchaseMeasurement = d.str(6), d.str(7), d.str(8)
-		r.Spend, r.CTR, r.CPC, r.CPM = d.str(9), d.str(10), d.str(11), d.str(12)
-		r.Impressions, r.Reach, r.Clicks = d.int8(13), d.int8(14), d.int8(15)
-		r.Purchases, r.PurchaseValue, r.ROAS = d.float8(16), d.float8(17), d.float8(18)
-		if d.err != nil {
-			return d.err
-		}
-		out = append(out, r)
-		return nil
-	})
+	out := newInsightPage(p.Limit)
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, decodeInto(out, decodeInsight))
 	if err != nil {
+		out.Release()
 		return m, nil, fmt.Errorf("list insights: %w", err)
 	}
 	return m, out, nil
 }
 
-// page is the SQLite form of the *Page methods: two queries.
-func page[T any](ctx context.Context, s *Store, orgID string, p ListParams,
-	list func(context.Context, string, ListParams) ([]T, error)) (Meta, []T, error) {
+// decodeInto returns pgPage's scan for one resource: the row after the
+// meta columns, decoded into out (its text in out's arena).
+func decodeInto[R any](out *Page[R], decode func([][]byte, []pgconn.FieldDescription, *[]byte) (R, error)) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
+		vals, fds := rows.RawValues(), rows.FieldDescriptions()
+		if len(vals) < metaCols || len(vals) != len(fds) {
+			return errColumnCount
+		}
+		r, err := decode(vals[metaCols:], fds[metaCols:], &out.arena)
+		if err != nil {
+			return err
+		}
+		out.rows = append(out.rows, r)
+		return nil
+	}
+}
+
+// sqliteReader reads SQLite's pages: two prepared statements each, the
+// meta, then the plain list query.
+type sqliteReader struct{ *Store }
+
+func (s sqliteReader) accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
+	return page(ctx, s.Store, orgID, p, s.Accounts)
+}
+
+func (s sqliteReader) campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
+	return page(ctx, s.Store, orgID, p, s.Campaigns)
+}
+
+func (s sqliteReader) insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
+	return page(ctx, s.Store, orgID, p, s.Insights)
+}
+
+func page[R any](ctx context.Context, s *Store, orgID string, p ListParams,
+	list func(context.Context, string, ListParams) (*Page[R], error)) (Meta, *Page[R], error) {
 	m, err := s.Meta(ctx, orgID, p.AccountID)
 	if err != nil || !m.AccountFound {
 		return m, nil, err
@@ -151,6 +151,9 @@ var errNotPgx = errors.New("postgres connection is not a pgx connection")
 // each row, whose first metaCols columns it skips. A page without rows
 // carries no meta, so the meta query follows then (a second round trip,
 // only for empty pages).
+// errColumnCount: a raw row does not have the columns its decoder reads.
+var errColumnCount = errors.New("raw row: column count mismatch")
+
 func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, scan func(pgx.Rows) error) (Meta, error) {
 	var m Meta
 	conn, err := s.db.Conn(ctx)
@@ -210,10 +213,6 @@ func nullTime(t pgtype.Timestamptz) NullTime {
 	return NullTime{Time: t.Time.UTC(), Valid: true}
 }
 
-func nullString(t pgtype.Text) sql.NullString {
-	return sql.NullString{String: t.String, Valid: t.Valid}
-}
-
 // rawDecoder reads a row from pgx's raw column values, without pgx's scan
 // machinery: the text of every string column of a page is copied into one
 // shared buffer (the strings point into it) instead of a string allocation
@@ -224,14 +223,6 @@ type rawDecoder struct {
 	fds   []pgconn.FieldDescription
 	arena []byte
 	err   error
-}
-
-// start reads the row's columns after the meta columns.
-func (d *rawDecoder) start(rows pgx.Rows) {
-	d.vals, d.fds = rows.RawValues()[metaCols:], rows.FieldDescriptions()[metaCols:]
-	if len(d.vals) != len(d.fds) && d.err == nil {
-		d.err = errors.New("raw row: column count mismatch")
-	}
 }
 
 func (d *rawDecoder) fail(i int, what string) {
@@ -250,6 +241,8 @@ func (d *rawDecoder) str(i int) string {
 		return ""
 	}
 	if cap(d.arena)-len(d.arena) < len(v) {
+		// A new buffer: the strings already made point into the former
+		// one, which stays alive while they do.
 		d.arena = make([]byte, 0, max(16<<10, len(v)))
 	}
 	n := len(d.arena)
@@ -263,6 +256,26 @@ func (d *rawDecoder) nullStr(i int) sql.NullString {
 		return sql.NullString{}
 	}
 	return sql.NullString{String: d.str(i), Valid: true}
+}
+
+func (d *rawDecoder) nullInt8(i int) sql.NullInt64 {
+	if d.vals[i] == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: d.int8(i), Valid: true}
+}
+
+func (d *rawDecoder) bool(i int) bool {
+	v := d.vals[i]
+	switch {
+	case len(v) != 1:
+		d.fail(i, "bad bool")
+	case d.binary(i):
+		return v[0] == 1
+	default:
+		return v[0] == 't'
+	}
+	return false
 }
 
 func (d *rawDecoder) binary(i int) bool { return d.fds[i].Format == pgx.BinaryFormatCode }

@@ -223,18 +223,18 @@ func routed[T any](ctx context.Context, r *Routed, read func(*Store) (Meta, T, e
 }
 
 // AccountsPage reads on a replica when one is healthy.
-func (r *Routed) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, []AccountRow, error) {
-	return routed(ctx, r, func(s *Store) (Meta, []AccountRow, error) { return s.AccountsPage(ctx, orgID, p) })
+func (r *Routed) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
+	return routed(ctx, r, func(s *Store) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p) })
 }
 
 // CampaignsPage reads on a replica when one is healthy.
-func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, []CampaignRow, error) {
-	return routed(ctx, r, func(s *Store) (Meta, []CampaignRow, error) { return s.CampaignsPage(ctx, orgID, p) })
+func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
+	return routed(ctx, r, func(s *Store) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p) })
 }
 
 // InsightsPage reads on a replica when one is healthy.
-func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf) (Meta, []InsightRow, error) {
-	return routed(ctx, r, func(s *Store) (Meta, []InsightRow, error) { return s.InsightsPage(ctx, orgID, p, buf) })
+func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
+	return routed(ctx, r, func(s *Store) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p) })
 }
 
 // Ping reports whether the primary answers: replicas are optional, reads

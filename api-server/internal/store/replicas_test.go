@@ -48,9 +48,10 @@ func TestRoutedFallsBack(t *testing.T) {
 	}
 	for range 4 {
 		m, rows, err := rt.AccountsPage(ctx, "org_a", store.ListParams{Limit: 10})
-		if err != nil || m != want || len(rows) != len(wrows) || len(rows) == 0 {
-			t.Fatalf("routed read: %v %+v %d rows, primary %+v %d rows", err, m, len(rows), want, len(wrows))
+		if err != nil || m != want || rows.Len() != wrows.Len() || rows.Len() == 0 {
+			t.Fatalf("routed read: %v %+v %d rows, primary %+v %d rows", err, m, rows.Len(), want, wrows.Len())
 		}
+		rows.Release()
 	}
 	if err := rt.Ping(ctx); err != nil {
 		t.Fatal(err)

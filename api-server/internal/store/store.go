@@ -1,3 +1,5 @@
+//go:generate go run ./gen -target store -o resources_gen.go
+
 package store
 
 import (
@@ -5,62 +7,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/uptrace/bun"
 )
-
-// AccountRow is what the accounts query reads: the columns of SPEC §2's
-// Account and nothing else.
-type AccountRow struct {
-	ID          string
-	AccountName string
-	Currency    string
-	Timezone    string
-	IsActive    bool
-	LastSyncAt  NullTime
-}
-
-// CampaignRow is what the campaigns query reads.
-type CampaignRow struct {
-	ID                  string
-	PlatformAdAccountID string
-	Name                string
-	Objective           string
-	Status              string
-	EffectiveStatus     sql.NullString
-	DailyBudget         sql.NullString
-	LifetimeBudget      sql.NullString
-	SyncedAt            NullTime
-	Currency            string
-	Timezone            string
-}
-
-// InsightRow is what the insights query reads. Date is YYYY-MM-DD.
-type InsightRow struct {
-	ID                  string
-	PlatformAdAccountID string
-	AttributionWindow   string
-	CampaignID          sql.NullString
-	Date                string
-	SyncedAt            NullTime
-	Currency            string
-	Timezone            string
-	PurchaseMeasurement string
-	Spend               string
-	CTR                 string
-	CPC                 string
-	CPM                 string
-	Impressions         int64
-	Reach               int64
-	Clicks              int64
-	Purchases           sql.NullFloat64
-	PurchaseValue       sql.NullFloat64
-	ROAS                sql.NullFloat64
-}
 
 // ListParams selects one page. Limit is the number of rows to read (the API
 // asks for one more than it returns, to know whether a next page exists).
@@ -86,69 +37,22 @@ type Meta struct {
 // Store runs the API's read queries. Every query is scoped by organization
 // and served by an index range scan on (organization_id, …).
 type Store struct {
-	db    *sql.DB
-	pg    bool
+	db *sql.DB
+	r  reader
+	// stmts are the plain queries of the database's dialect, prepared:
+	// SQLite's pages, the meta of PostgreSQL's empty pages (pgPage), and
+	// tests.
 	stmts map[queryName]*sql.Stmt
 }
-
-type queryName int
-
-const (
-	qMeta queryName = iota
-	qMetaAccount
-	qAccounts
-	qAccountsByAccount
-	qCampaigns
-	qCampaignsByAccount
-	qInsights
-	qInsightsByAccount
-	qInsightsSeek
-	qInsightsByAccountSeek
-)
 
 // seekFrom is the least offset from which an insights page is read with a
 // seek on PostgreSQL (pgQueries); below it the plain LIMIT/OFFSET costs
 // less than the seek's extra index probe and init plans.
 const seekFrom = 64
 
-// The queries are written for PostgreSQL ($n placeholders, casts that give
-// numeric and date columns their stored text form); sqliteForm adapts them.
-var queries = map[queryName]string{
-	qMeta: `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1`,
-	qMetaAccount: `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1),
-		(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $2)`,
-	qAccounts: `SELECT id, account_name, currency, timezone, is_active, last_sync_at
-		FROM ad_accounts WHERE organization_id = $1
-		ORDER BY id LIMIT $2 OFFSET $3`,
-	qAccountsByAccount: `SELECT id, account_name, currency, timezone, is_active, last_sync_at
-		FROM ad_accounts WHERE organization_id = $1 AND id = $4
-		ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaigns: `SELECT id, platform_ad_account_id, name, objective, status, effective_status,
-		daily_budget::text, lifetime_budget::text, synced_at, currency, timezone
-		FROM campaigns WHERE organization_id = $1
-		ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaignsByAccount: `SELECT id, platform_ad_account_id, name, objective, status, effective_status,
-		daily_budget::text, lifetime_budget::text, synced_at, currency, timezone
-		FROM campaigns WHERE organization_id = $1 AND account_id = $4
-		ORDER BY id LIMIT $2 OFFSET $3`,
-	qInsights: `SELECT id, platform_ad_account_id, attribution_window, campaign_id,
-		to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement,
-		spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks,
-		purchases, purchase_value, roas
-		FROM insights_daily WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date
-		ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsByAccount: `SELECT id, platform_ad_account_id, attribution_window, campaign_id,
-		to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement,
-		spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks,
-		purchases, purchase_value, roas
-		FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date
-		ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-}
-
-// pgQueries replace some of the queries on PostgreSQL.
-//
 // Insights pages from offset seekFrom on are positioned without walking the
-// rows before them. The day counts kept by triggers (migration
+// rows before them (qInsightsSeek, qInsightsByAccountSeek, PostgreSQL only).
+// The day counts kept by triggers (migration
 // 20261121140000_insights_day_counts) give, by a running sum over at most
 // 90 days, the day on which the requested offset falls and how many of that
 // day's rows come before it; the row at the offset is then found among that
@@ -160,121 +64,29 @@ var queries = map[queryName]string{
 // offset or the table's size here (api-server/README.md, Performance). The
 // result is the same page: the rows at or after (date DESC, id) position $3
 // of the window.
-var pgQueries = map[queryName]string{
-	qInsightsSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto
-		FROM insights_daily_counts WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date),
-		day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1),
-		pos AS MATERIALIZED (SELECT date, id FROM insights_daily
-		WHERE organization_id = $1 AND date = (SELECT date FROM day)
-		ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day))
-		SELECT i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id,
-		to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement,
-		i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks,
-		i.purchases, i.purchase_value, i.roas
-		FROM insights_daily AS i WHERE i.organization_id = $1 AND i.date >= $4::date
-		AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos))
-		ORDER BY i.date DESC, i.id LIMIT $2`,
-	qInsightsByAccountSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto
-		FROM insights_daily_account_counts
-		WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date),
-		day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1),
-		pos AS MATERIALIZED (SELECT date, id FROM insights_daily
-		WHERE organization_id = $1 AND account_id = $6 AND date = (SELECT date FROM day)
-		ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day))
-		SELECT i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id,
-		to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement,
-		i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks,
-		i.purchases, i.purchase_value, i.roas
-		FROM insights_daily AS i WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date
-		AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos))
-		ORDER BY i.date DESC, i.id LIMIT $2`,
-}
 
-// metaCols is the number of meta columns that pageMetaForm puts first.
+// metaCols is the number of meta columns that the page forms
+// (pgPageForms) put first.
 const metaCols = 2
 
-// pgPageForms are the PostgreSQL texts that the *Page methods run: each
-// list query in its meta form (pageMetaForm).
-var pgPageForms = func() map[queryName]string {
-	account := map[queryName]int{qAccountsByAccount: 4, qCampaignsByAccount: 4, qInsightsByAccount: 6, qInsightsByAccountSeek: 6}
-	out := map[queryName]string{}
-	for _, q := range []queryName{qAccounts, qAccountsByAccount, qCampaigns, qCampaignsByAccount,
-		qInsights, qInsightsByAccount, qInsightsSeek, qInsightsByAccountSeek} {
-		out[q] = pageMetaForm(pgForm(q), account[q])
-	}
-	return out
-}()
-
-// pageMetaForm puts the meta columns (qMeta's, or qMetaAccount's for the
-// accountId in placeholder $account; 0: none) first in the select list of
-// the outermost SELECT of q, the first one outside parentheses. Every row
-// of a page then carries its meta, at the cost of two init plans evaluated
-// once per statement, and a page is one statement instead of two.
-func pageMetaForm(q string, account int) string {
-	found := "1::bigint"
-	if account > 0 {
-		found = fmt.Sprintf("(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $%d)", account)
-	}
-	cols := "(SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), " + found + ", "
-	depth := 0
-	for i := 0; i < len(q); i++ {
-		switch q[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case 'S':
-			if depth == 0 && strings.HasPrefix(q[i:], "SELECT ") {
-				return q[:i+len("SELECT ")] + cols + q[i+len("SELECT "):]
-			}
-		}
-	}
-	panic("store: no outermost SELECT in " + q)
-}
-
 // pgForm returns the PostgreSQL text of a query.
-func pgForm(name queryName) string {
-	if q, ok := pgQueries[name]; ok {
-		return q
-	}
-	return queries[name]
-}
+func pgForm(name queryName) string { return pgQueries[name] }
 
-var (
-	reCast        = regexp.MustCompile(`::(text|date)`)
-	reToChar      = regexp.MustCompile(`to_char\(date, 'YYYY-MM-DD'\)`)
-	rePlaceholder = regexp.MustCompile(`\$([0-9]+)`)
-)
-
-// sqliteForm rewrites a query for SQLite: numbered ?n placeholders, and no
-// casts (decimals and dates are stored as text there).
-func sqliteForm(q string) string {
-	q = reCast.ReplaceAllString(q, "")
-	q = reToChar.ReplaceAllString(q, "date")
-	return rePlaceholder.ReplaceAllString(q, "?$1")
-}
-
-// New prepares the read queries on db. Close releases them.
+// New prepares the read queries on db (the texts of its dialect,
+// resources_gen.go). Close releases them.
 func New(ctx context.Context, db *bun.DB) (*Store, error) {
-	s := &Store{db: db.DB, pg: database.IsPostgres(db), stmts: make(map[queryName]*sql.Stmt, len(queries))}
-	names := make([]queryName, 0, len(queries)+len(pgQueries))
-	for name := range queries {
-		names = append(names, name)
+	s := &Store{db: db.DB}
+	texts := sqliteQueries
+	s.r = sqliteReader{s}
+	if database.IsPostgres(db) {
+		texts, s.r = pgQueries, pgReader{s}
 	}
-	if s.pg {
-		for name := range pgQueries {
-			names = append(names, name)
-		}
-	}
-	for _, name := range names {
-		q := pgForm(name)
-		if !s.pg {
-			q = sqliteForm(q)
-		}
+	s.stmts = make(map[queryName]*sql.Stmt, len(texts))
+	for name, q := range texts {
 		st, err := s.db.PrepareContext(ctx, q)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("prepare query %d: %w", name, err)
+			return nil, fmt.Errorf("prepare query %s: %w", queryNames[name], err)
 		}
 		s.stmts[name] = st
 	}
@@ -313,56 +125,30 @@ func (s *Store) Meta(ctx context.Context, orgID, accountID string) (Meta, error)
 	return m, nil
 }
 
-// Accounts returns a page of the organization's accounts ordered by id.
-func (s *Store) Accounts(ctx context.Context, orgID string, p ListParams) ([]AccountRow, error) {
-	var rows *sql.Rows
-	var err error
-	if p.AccountID == "" {
-		rows, err = s.stmts[qAccounts].QueryContext(ctx, orgID, p.Limit, p.Offset)
-	} else {
-		rows, err = s.stmts[qAccountsByAccount].QueryContext(ctx, orgID, p.Limit, p.Offset, p.AccountID)
+// Accounts returns a page of the organization's accounts ordered by id,
+// by the plain query (SQLite's pages, and tests).
+func (s *Store) Accounts(ctx context.Context, orgID string, p ListParams) (*AccountPage, error) {
+	q, args := qAccounts, []any{orgID, p.Limit, p.Offset}
+	if p.AccountID != "" {
+		q, args = qAccountsByAccount, append(args, p.AccountID)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list accounts: %w", err)
-	}
-	defer rows.Close()
-	out := make([]AccountRow, 0, p.Limit)
-	for rows.Next() {
-		var r AccountRow
-		if err := rows.Scan(&r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &r.LastSyncAt); err != nil {
-			return nil, fmt.Errorf("list accounts: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out := newAccountPage(p.Limit)
+	if err := scanRows(ctx, s.stmts[q], args, out, scanAccount); err != nil {
+		out.Release()
 		return nil, fmt.Errorf("list accounts: %w", err)
 	}
 	return out, nil
 }
 
 // Campaigns returns a page of the organization's campaigns ordered by id.
-func (s *Store) Campaigns(ctx context.Context, orgID string, p ListParams) ([]CampaignRow, error) {
-	var rows *sql.Rows
-	var err error
-	if p.AccountID == "" {
-		rows, err = s.stmts[qCampaigns].QueryContext(ctx, orgID, p.Limit, p.Offset)
-	} else {
-		rows, err = s.stmts[qCampaignsByAccount].QueryContext(ctx, orgID, p.Limit, p.Offset, p.AccountID)
+func (s *Store) Campaigns(ctx context.Context, orgID string, p ListParams) (*CampaignPage, error) {
+	q, args := qCampaigns, []any{orgID, p.Limit, p.Offset}
+	if p.AccountID != "" {
+		q, args = qCampaignsByAccount, append(args, p.AccountID)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list campaigns: %w", err)
-	}
-	defer rows.Close()
-	out := make([]CampaignRow, 0, p.Limit)
-	for rows.Next() {
-		var r CampaignRow
-		if err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &r.EffectiveStatus,
-			&r.DailyBudget, &r.LifetimeBudget, &r.SyncedAt, &r.Currency, &r.Timezone); err != nil {
-			return nil, fmt.Errorf("list campaigns: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out := newCampaignPage(p.Limit)
+	if err := scanRows(ctx, s.stmts[q], args, out, scanCampaign); err != nil {
+		out.Release()
 		return nil, fmt.Errorf("list campaigns: %w", err)
 	}
 	return out, nil
@@ -370,33 +156,34 @@ func (s *Store) Campaigns(ctx context.Context, orgID string, p ListParams) ([]Ca
 
 // Insights returns a page of the organization's daily insights between
 // p.From and p.To, ordered by date descending, then id.
-func (s *Store) Insights(ctx context.Context, orgID string, p ListParams) ([]InsightRow, error) {
-	var rows *sql.Rows
-	var err error
-	if p.AccountID == "" {
-		rows, err = s.stmts[qInsights].QueryContext(ctx, orgID, p.Limit, p.Offset, p.From, p.To)
-	} else {
-		rows, err = s.stmts[qInsightsByAccount].QueryContext(ctx, orgID, p.Limit, p.Offset, p.From, p.To, p.AccountID)
+func (s *Store) Insights(ctx context.Context, orgID string, p ListParams) (*InsightPage, error) {
+	q, args := qInsights, []any{orgID, p.Limit, p.Offset, p.From, p.To}
+	if p.AccountID != "" {
+		q, args = qInsightsByAccount, append(args, p.AccountID)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list insights: %w", err)
-	}
-	defer rows.Close()
-	out := make([]InsightRow, 0, p.Limit)
-	for rows.Next() {
-		var r InsightRow
-		if err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.AttributionWindow, &r.CampaignID,
-			&r.Date, &r.SyncedAt, &r.Currency, &r.Timezone, &r.PurchaseMeasurement,
-			&r.Spend, &r.CTR, &r.CPC, &r.CPM, &r.Impressions, &r.Reach, &r.Clicks,
-			&r.Purchases, &r.PurchaseValue, &r.ROAS); err != nil {
-			return nil, fmt.Errorf("list insights: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out := newInsightPage(p.Limit)
+	if err := scanRows(ctx, s.stmts[q], args, out, scanInsight); err != nil {
+		out.Release()
 		return nil, fmt.Errorf("list insights: %w", err)
 	}
 	return out, nil
+}
+
+// scanRows runs a prepared query and appends its rows to out.
+func scanRows[R any](ctx context.Context, st *sql.Stmt, args []any, out *Page[R], scan func(*sql.Rows) (R, error)) error {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		out.rows = append(out.rows, r)
+	}
+	return rows.Err()
 }
 
 // NullTime scans a nullable time stored as timestamptz (PostgreSQL) or as
@@ -439,13 +226,9 @@ func (n *NullTime) parse(s string) error {
 // Queries returns the read queries as PostgreSQL runs them (the list
 // queries in their meta form), by name, for plan checks.
 func Queries() map[string]string {
-	names := map[queryName]string{qMeta: "meta", qMetaAccount: "meta+account", qAccounts: "accounts",
-		qAccountsByAccount: "accounts?accountId", qCampaigns: "campaigns", qCampaignsByAccount: "campaigns?accountId",
-		qInsights: "insights", qInsightsByAccount: "insights?accountId",
-		qInsightsSeek: "insights (seek)", qInsightsByAccountSeek: "insights?accountId (seek)"}
-	out := make(map[string]string, len(names))
-	for k, name := range names {
-		out[name] = pgForm(k)
+	out := make(map[string]string, len(queryNames))
+	for k, name := range queryNames {
+		out[name] = pgQueries[k]
 		if q, ok := pgPageForms[k]; ok {
 			out[name] = q
 		}

@@ -1,0 +1,482 @@
+// Command gen writes the code that follows from the resource declarations
+// of package schema: run by `go generate` in store (-target store) and in
+// snapshot (-target snapshot). Its output is committed; TestGenerated (in
+// store) fails when it is stale.
+//
+//	go run ./gen -target store -o resources_gen.go
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"os"
+	"strings"
+	"text/template"
+
+	"github.com/adsnap/svc/api-server/internal/store/schema"
+)
+
+func main() {
+	target := flag.String("target", "store", "store or snapshot")
+	out := flag.String("o", "", "output file")
+	flag.Parse()
+	src, err := Generate(*target)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+// Generate returns the formatted source of one target.
+func Generate(target string) ([]byte, error) {
+	var t *template.Template
+	data := map[string]any{}
+	switch target {
+	case "store":
+		t = storeTmpl
+		var rs []*resource
+		for _, r := range schema.Resources {
+			v, err := view(r)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, v)
+		}
+		data["Resources"] = rs
+		data["Queries"] = queries(rs)
+	case "snapshot":
+		t = snapshotTmpl
+		v, err := view(schema.Insight)
+		if err != nil {
+			return nil, err
+		}
+		data["R"] = v
+	default:
+		return nil, fmt.Errorf("unknown target %q", target)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, err
+	}
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, b.Bytes())
+	}
+	return src, nil
+}
+
+// resource is a schema.Resource with what the templates need computed.
+type resource struct {
+	schema.Resource
+	Plural  string
+	Read    []field // the fields the read query selects, in order
+	Doc     []field // the document's fields
+	Checked []field // the document fields the generated validation checks
+}
+
+type field struct {
+	schema.Field
+	Index   int    // column index in the read query (after the meta columns)
+	RowType string // Go type in the row struct
+	DocType string // Go type in the document struct
+	Decode  string // pgx raw decoder call
+	Encode  string // JSON append call
+	Key     string // the JSON text before the value
+	Close   string // the JSON text after the value ("}" closing a group)
+	Stage   string // PostgreSQL type of the staging column
+}
+
+func view(r schema.Resource) (*resource, error) {
+	v := &resource{Resource: r, Plural: r.Name + "s"}
+	group := ""
+	for _, f := range r.Fields {
+		x := field{Field: f}
+		var err error
+		if x.DocType, x.Stage, err = docType(f); err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", r.Name, f.Go, err)
+		}
+		if f.Doc {
+			v.Doc = append(v.Doc, x)
+			if f.Check != schema.Hand {
+				v.Checked = append(v.Checked, x)
+			}
+		}
+		if !f.Read {
+			continue
+		}
+		x.Index = len(v.Read)
+		if x.RowType, x.Decode, x.Encode, err = rowType(f, x.Index); err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", r.Name, f.Go, err)
+		}
+		sep := ","
+		if len(v.Read) == 0 {
+			sep = "{"
+		}
+		switch {
+		case f.Group != group && group != "" && f.Group != "":
+			x.Key = `},"` + f.Group + `":{"` + f.JSON + `":`
+		case f.Group != group && group != "":
+			x.Key = `},"` + f.JSON + `":`
+		case f.Group != group:
+			x.Key = sep + `"` + f.Group + `":{"` + f.JSON + `":`
+		default:
+			x.Key = sep + `"` + f.JSON + `":`
+		}
+		group = f.Group
+		if f.Measured {
+			if r.Measurement == "" {
+				return nil, fmt.Errorf("%s.%s: Measured without the resource's Measurement", r.Name, f.Go)
+			}
+			x.Encode = fmt.Sprintf("if r.%s != %q { %s } else { a.Null() }", r.Measurement, r.Unmeasured, x.Encode)
+		}
+		v.Read = append(v.Read, x)
+	}
+	if len(v.Read) > 0 {
+		last := &v.Read[len(v.Read)-1]
+		last.Close = "}"
+		if group != "" {
+			last.Close = "}}"
+		}
+	}
+	return v, nil
+}
+
+// rowType returns a read field's row type, decoder and encoder calls.
+func rowType(f schema.Field, i int) (typ, dec, enc string, err error) {
+	n := "r." + f.Go
+	switch {
+	case (f.Type == schema.Text || f.Type == schema.Decimal) && f.Null:
+		return "sql.NullString", fmt.Sprintf("d.nullStr(%d)", i), fmt.Sprintf("a.NullStr(%s.String, %s.Valid)", n, n), nil
+	case f.Type == schema.Text || f.Type == schema.Decimal:
+		return "string", fmt.Sprintf("d.str(%d)", i), fmt.Sprintf("a.Str(%s)", n), nil
+	case f.Type == schema.Date && !f.Null:
+		return "string", fmt.Sprintf("d.str(%d)", i), fmt.Sprintf("a.Day(%s)", n), nil
+	case f.Type == schema.Int && f.Null:
+		return "sql.NullInt64", fmt.Sprintf("d.nullInt8(%d)", i), fmt.Sprintf("a.NullInt(%s.Int64, %s.Valid)", n, n), nil
+	case f.Type == schema.Int:
+		return "int64", fmt.Sprintf("d.int8(%d)", i), fmt.Sprintf("a.Int(%s)", n), nil
+	case f.Type == schema.Float && f.Null:
+		return "sql.NullFloat64", fmt.Sprintf("d.float8(%d)", i), fmt.Sprintf("a.NullFloat(%s.Float64, %s.Valid)", n, n), nil
+	case f.Type == schema.Bool && !f.Null:
+		return "bool", fmt.Sprintf("d.bool(%d)", i), fmt.Sprintf("a.Bool(%s)", n), nil
+	case f.Type == schema.Time && f.Null:
+		return "NullTime", fmt.Sprintf("d.time(%d)", i), fmt.Sprintf("a.Time(%s.Time, %s.Valid)", n, n), nil
+	}
+	return "", "", "", fmt.Errorf("no read form for type %d (null %v)", f.Type, f.Null)
+}
+
+// docType returns a document field's Go type and its staging column type.
+// Required counts are pointers, so that a missing one is told from 0.
+func docType(f schema.Field) (typ, stage string, err error) {
+	switch f.Type {
+	case schema.Text, schema.Decimal, schema.Date:
+		if f.Null {
+			return "*string", "text", nil
+		}
+		return "string", "text", nil
+	case schema.Int:
+		return "*int64", "bigint", nil
+	case schema.Float:
+		return "*float64", "double precision", nil
+	case schema.Bool:
+		return "*bool", "boolean", nil
+	case schema.Time:
+		return "*string", "timestamptz", nil
+	case schema.JSON:
+		return "json.RawMessage", "jsonb", nil
+	}
+	return "", "", fmt.Errorf("no document form for type %d", f.Type)
+}
+
+// selectList is the read query's select list; prefix qualifies the columns.
+func selectList(r *resource, pg bool, prefix string) string {
+	cols := make([]string, len(r.Read))
+	for i, f := range r.Read {
+		expr := "%s"
+		switch {
+		case pg && f.PG != "":
+			expr = f.PG
+		case !pg && f.SQLite != "":
+			expr = f.SQLite
+		case pg && f.Type == schema.Decimal:
+			expr = "%s::text"
+		case pg && f.Type == schema.Date:
+			expr = "to_char(%s, 'YYYY-MM-DD')"
+		}
+		cols[i] = fmt.Sprintf(expr, prefix+f.Column)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// query is one generated statement.
+type query struct {
+	Name, Label        string
+	PG, PGPage, SQLite string // SQLite "": PostgreSQL only
+}
+
+const (
+	metaAsOf       = "(SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1)"
+	metaFoundCount = "(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $%d)"
+)
+
+func queries(rs []*resource) []query {
+	out := []query{
+		{Name: "qMeta", Label: "meta", PG: "SELECT " + metaAsOf + ", 1",
+			SQLite: "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), 1"},
+		{Name: "qMetaAccount", Label: "meta+account", PG: "SELECT " + metaAsOf + ", " + fmt.Sprintf(metaFoundCount, 2),
+			SQLite: "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), " +
+				"(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?2)"},
+	}
+	for _, r := range rs {
+		lower := strings.ToLower(r.Plural)
+		for _, byAccount := range []bool{false, true} {
+			acc := 4
+			if r.Window {
+				acc = 6
+			}
+			name, label := "q"+r.Plural, lower
+			meta := metaAsOf + ", 1::bigint, "
+			if byAccount {
+				name, label = name+"ByAccount", label+"?accountId"
+				meta = metaAsOf + ", " + fmt.Sprintf(metaFoundCount, acc) + ", "
+			}
+			where := func(pg bool, prefix string) string {
+				ph := func(n int) string {
+					if pg {
+						return fmt.Sprintf("$%d", n)
+					}
+					return fmt.Sprintf("?%d", n)
+				}
+				cast := ""
+				if pg {
+					cast = "::date"
+				}
+				w := prefix + "organization_id = " + ph(1)
+				if byAccount {
+					w += " AND " + prefix + r.AccountColumn + " = " + ph(acc)
+				}
+				if r.Window {
+					w += " AND " + prefix + "date >= " + ph(4) + cast + " AND " + prefix + "date <= " + ph(5) + cast
+				}
+				return w
+			}
+			tail := func(pg bool) string {
+				if pg {
+					return " ORDER BY " + r.Order + " LIMIT $2 OFFSET $3"
+				}
+				return " ORDER BY " + r.Order + " LIMIT ?2 OFFSET ?3"
+			}
+			from := " FROM " + r.Table + " WHERE "
+			out = append(out, query{Name: name, Label: label,
+				PG:     "SELECT " + selectList(r, true, "") + from + where(true, "") + tail(true),
+				PGPage: "SELECT " + meta + selectList(r, true, "") + from + where(true, "") + tail(true),
+				SQLite: "SELECT " + selectList(r, false, "") + from + where(false, "") + tail(false)})
+			if !r.Seek {
+				continue
+			}
+			// The seek (store.go, seekFrom): the day counts give the day of
+			// the offset and the rows before it on that day; the page is
+			// read from that row on.
+			counts, accWhere := r.Table+"_counts", ""
+			if byAccount {
+				counts = r.Table + "_account_counts"
+				accWhere = fmt.Sprintf(" AND account_id = $%d", acc)
+			}
+			cte := "WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM " + counts +
+				" WHERE organization_id = $1" + accWhere + " AND date >= $4::date AND date <= $5::date), " +
+				"day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), " +
+				"pos AS MATERIALIZED (SELECT date, id FROM " + r.Table + " WHERE organization_id = $1" + accWhere +
+				" AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) "
+			seekWhere := " FROM " + r.Table + " AS i WHERE i.organization_id = $1" + strings.ReplaceAll(accWhere, "account_id", "i.account_id") +
+				" AND i.date >= $4::date AND i.date <= (SELECT date FROM pos)" +
+				" AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2"
+			out = append(out, query{Name: name + "Seek", Label: label + " (seek)",
+				PG:     cte + "SELECT " + selectList(r, true, "i.") + seekWhere,
+				PGPage: cte + "SELECT " + meta + selectList(r, true, "i.") + seekWhere})
+		}
+	}
+	return out
+}
+
+var funcs = template.FuncMap{
+	"bq":    func(s string) string { return "`" + s + "`" },
+	"lower": strings.ToLower,
+	"join":  strings.Join,
+	"quote": func(s string) string { return fmt.Sprintf("%q", s) },
+	"enum": func(vs []string) string {
+		q := make([]string, len(vs))
+		for i, v := range vs {
+			q[i] = fmt.Sprintf("%q", v)
+		}
+		return strings.Join(q, ", ")
+	},
+	"isDecimal": func(f field) bool { return f.Type == schema.Decimal },
+}
+
+var storeTmpl = template.Must(template.New("store").Funcs(funcs).Parse(`// Code generated by store/gen from store/schema; DO NOT EDIT.
+
+package store
+
+import (
+	"database/sql"
+	"sync"
+
+	"github.com/adsnap/svc/api-server/internal/wirejson"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+type queryName int
+
+const (
+{{- range $i, $q := .Queries}}
+	{{$q.Name}}{{if eq $i 0}} queryName = iota{{end}}
+{{- end}}
+)
+
+// queryNames name the queries for plan checks (Queries).
+var queryNames = map[queryName]string{
+{{- range .Queries}}
+	{{.Name}}: {{quote .Label}},
+{{- end}}
+}
+
+// pgQueries are the PostgreSQL texts of the queries.
+var pgQueries = map[queryName]string{
+{{- range .Queries}}
+	{{.Name}}: {{bq .PG}},
+{{- end}}
+}
+
+// pgPageForms are the PostgreSQL texts the *Page methods run: each list
+// query with the meta columns (data_as_of, account found) first, so that
+// every row of a page carries its meta and a page is one statement.
+var pgPageForms = map[queryName]string{
+{{- range .Queries}}{{if .PGPage}}
+	{{.Name}}: {{bq .PGPage}},
+{{- end}}{{end}}
+}
+
+// sqliteQueries are the SQLite texts of the queries (no seek: SQLite reads
+// every page with LIMIT/OFFSET).
+var sqliteQueries = map[queryName]string{
+{{- range .Queries}}{{if .SQLite}}
+	{{.Name}}: {{bq .SQLite}},
+{{- end}}{{end}}
+}
+{{range $r := .Resources}}
+// {{$r.Name}}Row is what the {{lower $r.Plural}} query reads.
+type {{$r.Name}}Row struct {
+{{- range $r.Read}}
+	{{.Go}} {{.RowType}}
+{{- end}}
+}
+
+// {{$r.Name}}Page is a page of {{lower $r.Plural}}.
+type {{$r.Name}}Page = Page[{{$r.Name}}Row]
+
+var {{lower $r.Name}}Pages = sync.Pool{New: func() any { return &Page[{{$r.Name}}Row]{} }}
+
+func new{{$r.Name}}Page(limit int) *Page[{{$r.Name}}Row] {
+	p := {{lower $r.Name}}Pages.Get().(*Page[{{$r.Name}}Row])
+	p.init(&{{lower $r.Name}}Pages, limit)
+	return p
+}
+
+// decode{{$r.Name}} reads one row from pgx's raw values (the meta columns
+// excluded); its text goes into *arena.
+func decode{{$r.Name}}(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) ({{$r.Name}}Row, error) {
+	d := rawDecoder{vals: vals, fds: fds, arena: *arena}
+	if len(vals) != {{len $r.Read}} || len(fds) != {{len $r.Read}} {
+		return {{$r.Name}}Row{}, errColumnCount
+	}
+	r := {{$r.Name}}Row{
+{{- range $r.Read}}
+		{{.Go}}: {{.Decode}},
+{{- end}}
+	}
+	*arena = d.arena
+	return r, d.err
+}
+
+// scan{{$r.Name}} reads one row of the SQLite query.
+func scan{{$r.Name}}(rows *sql.Rows) ({{$r.Name}}Row, error) {
+	var r {{$r.Name}}Row
+	err := rows.Scan({{range $i, $f := $r.Read}}{{if $i}}, {{end}}&r.{{$f.Go}}{{end}})
+	return r, err
+}
+
+// appendJSON writes r as the API returns it.
+func (r *{{$r.Name}}Row) appendJSON(a *wirejson.Appender) {
+{{- range $r.Read}}
+	a.Raw({{bq .Key}})
+	{{.Encode}}
+{{- end}}
+	a.Raw({{bq (index $r.Read (len (slice $r.Read 1))).Close}})
+}
+{{end}}`))
+
+var snapshotTmpl = template.Must(template.New("snapshot").Funcs(funcs).Parse(`// Code generated by store/gen from store/schema; DO NOT EDIT.
+
+package snapshot
+
+import "encoding/json"
+
+// {{.R.Name}} is one day of one account (CampaignID nil) or one campaign.
+// Fields the API does not return are stored and never returned.
+type {{.R.Name}} struct {
+{{- range .R.Doc}}
+	{{.Go}} {{.DocType}} ` + "`" + `json:"{{.JSON}}{{if .DocOmitEmpty}},omitempty{{end}}"` + "`" + `
+{{- end}}
+}
+
+// checkInsightFields checks the declared insight fields (the others are
+// checked by hand in insight).
+func (p *problems) checkInsightFields(path string, in *{{.R.Name}}) {
+{{- range .R.Checked}}
+{{- if eq .Check "text"}}
+	p.text(path+".{{.JSON}}", in.{{.Go}}, true)
+{{- else if eq .Check "decimal"}}
+	p.decimal(path+".{{.JSON}}", {{if not .Null}}&{{end}}in.{{.Go}}, {{not .Null}})
+{{- else if eq .Check "count"}}
+	p.count(path+".{{.JSON}}", in.{{.Go}})
+{{- else if eq .Check "number"}}
+	p.number(path+".{{.JSON}}", in.{{.Go}})
+{{- else if eq .Check "enum"}}
+	switch in.{{.Go}} {
+	case {{enum .Enum}}:
+	default:
+		p.add(path+".{{.JSON}}", "want one of {{join .Enum ", "}}, got %s", quote(in.{{.Go}}))
+	}
+{{- end}}
+{{- end}}
+}
+
+// insightFieldColumns are the staging and table columns of the declared
+// insight fields, with their staging types.
+var insightFieldColumns = [][2]string{
+{{- range .R.Checked}}
+	{ {{quote .Column}}, {{quote .Stage}} },
+{{- end}}
+}
+
+// insightFieldValues appends the staged values of the declared fields (a
+// validated element: counts are present).
+func insightFieldValues(args []any, in *{{.R.Name}}) []any {
+	return append(args{{range .R.Checked}}, {{if eq .Check "count"}}*{{end}}in.{{.Go}}{{end}})
+}
+
+// insightFieldSelect is the merge's select list of the declared fields
+// from the staging table s; numeric casts a decimal's staged text.
+func insightFieldSelect(numeric func(string) string) []string {
+	return []string{ {{range $i, $f := .R.Checked}}{{if $i}}, {{end}}{{if isDecimal $f}}numeric("s.{{$f.Column}}"){{else}}"s.{{$f.Column}}"{{end}}{{end}} }
+}
+
+// insightDecimalColumns are the declared decimal columns (compared as text by the merge).
+var insightDecimalColumns = map[string]bool{ {{range .R.Checked}}{{if isDecimal .}}{{quote .Column}}: true, {{end}}{{end}} }
+`))

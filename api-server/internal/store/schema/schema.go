@@ -1,0 +1,164 @@
+// Package schema declares the API's resources (SPEC §2) once: for each field
+// its wire (JSON) name, type, nullability, column, per-dialect select
+// expression, and what the snapshot import needs (whether the document
+// carries it, how it is validated). `go generate` in store and snapshot
+// writes from it the select lists, the pgx and SQLite row decoders, the
+// JSON encoder, the document struct, its validation and the import's column
+// lists (store/gen). Nothing reads it at run time.
+package schema
+
+// Type is a field's kind of value.
+type Type int
+
+const (
+	// Text is a string column, a JSON string.
+	Text Type = iota
+	// Decimal is a numeric column read as its text, a JSON string.
+	Decimal
+	// Int is a bigint, a JSON number.
+	Int
+	// Float is a double precision, a JSON number.
+	Float
+	// Bool is a boolean.
+	Bool
+	// Time is a timestamptz (always nullable), a JSON RFC 3339 string.
+	Time
+	// Date is a date read as YYYY-MM-DD, on the wire the start of that day
+	// in UTC (YYYY-MM-DDT00:00:00Z).
+	Date
+	// JSON is a jsonb document field that is stored and never returned.
+	JSON
+)
+
+// Check is how the snapshot import validates a document field.
+type Check string
+
+const (
+	// Hand: validated by hand-written code (ids, dates, times, payloads).
+	Hand Check = ""
+	// Required text, not empty.
+	NonEmpty Check = "text"
+	// A decimal in its text form (required unless Null).
+	DecimalText Check = "decimal"
+	// A count: present and not negative.
+	Count Check = "count"
+	// A finite number (null allowed).
+	Number Check = "number"
+	// One of Field.Enum.
+	OneOf Check = "enum"
+)
+
+// Field is one field of a resource.
+type Field struct {
+	// Go is the Go field name (row struct, document struct).
+	Go string
+	// JSON is the field's name on the wire and in the snapshot document.
+	JSON string
+	Type Type
+	// Null: the value may be absent (JSON null).
+	Null bool
+	// Column is the table column ("" for a document field the import
+	// writes by hand, as accountId is account_id, with its organization).
+	Column string
+	// PG and SQLite are the select expressions when not the bare column; %s
+	// is the (qualified) column.
+	PG, SQLite string
+	// Read: the read query selects it and the API returns it.
+	Read bool
+	// Group is the JSON object the field is returned in ("" for the top level).
+	Group string
+	// Doc: the snapshot document carries it. DocOmitEmpty adds omitempty.
+	Doc, DocOmitEmpty bool
+	// Check is how the import validates it (Hand: hand-written).
+	Check Check
+	// Enum lists the values of a OneOf field.
+	Enum []string
+	// Measured: returned only when the resource's measurement field is not
+	// Unmeasured (SPEC §2 rule 1: purchase fields only when measured).
+	Measured bool
+}
+
+// Resource is one list resource of the API.
+type Resource struct {
+	// Name is the Go name (Account: AccountRow, …).
+	Name string
+	// Table is the table read; AccountColumn filters it by accountId.
+	Table, AccountColumn string
+	// Order is the page order (SQL).
+	Order string
+	// Window: rows carry a date bounded by from and to.
+	Window bool
+	// Seek: deep pages are positioned by the day counts (PostgreSQL).
+	Seek bool
+	// Measurement names the Go field that tells whether Measured fields are
+	// returned; Unmeasured is its value when they are not.
+	Measurement, Unmeasured string
+	Fields                  []Field
+}
+
+// Resources are the API's list resources.
+var Resources = []Resource{Account, Campaign, Insight}
+
+// Account is SPEC §2's Account.
+var Account = Resource{
+	Name: "Account", Table: "ad_accounts", AccountColumn: "id", Order: "id",
+	Fields: []Field{
+		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true},
+		{Go: "AccountName", JSON: "accountName", Type: Text, Column: "account_name", Read: true},
+		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true},
+		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true},
+		{Go: "IsActive", JSON: "isActive", Type: Bool, Column: "is_active", Read: true},
+		{Go: "LastSyncAt", JSON: "lastSyncAt", Type: Time, Null: true, Column: "last_sync_at", Read: true},
+	},
+}
+
+// Campaign is SPEC §2's Campaign.
+var Campaign = Resource{
+	Name: "Campaign", Table: "campaigns", AccountColumn: "account_id", Order: "id",
+	Fields: []Field{
+		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true},
+		{Go: "PlatformAdAccountID", JSON: "platformAdAccountId", Type: Text, Column: "platform_ad_account_id", Read: true},
+		{Go: "Name", JSON: "name", Type: Text, Column: "name", Read: true},
+		{Go: "Objective", JSON: "objective", Type: Text, Column: "objective", Read: true},
+		{Go: "Status", JSON: "status", Type: Text, Column: "status", Read: true},
+		{Go: "EffectiveStatus", JSON: "effectiveStatus", Type: Text, Null: true, Column: "effective_status", Read: true},
+		{Go: "DailyBudget", JSON: "dailyBudget", Type: Decimal, Null: true, Column: "daily_budget", Read: true},
+		{Go: "LifetimeBudget", JSON: "lifetimeBudget", Type: Decimal, Null: true, Column: "lifetime_budget", Read: true},
+		{Go: "SyncedAt", JSON: "syncedAt", Type: Time, Null: true, Column: "synced_at", Read: true},
+		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true, Group: "account"},
+		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true, Group: "account"},
+	},
+}
+
+// Insight is SPEC §2's daily Insight, and the document's insight element
+// (import-only fields have Read false; fields the import takes from the
+// account have Doc false).
+var Insight = Resource{
+	Name: "Insight", Table: "insights_daily", AccountColumn: "account_id", Order: "date DESC, id",
+	Window: true, Seek: true, Measurement: "PurchaseMeasurement", Unmeasured: "unavailable",
+	Fields: []Field{
+		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true, Doc: true},
+		{Go: "AccountID", JSON: "accountId", Type: Text, Doc: true},
+		{Go: "PlatformAdAccountID", JSON: "platformAdAccountId", Type: Text, Column: "platform_ad_account_id", Read: true},
+		{Go: "AttributionWindow", JSON: "attributionWindow", Type: Text, Column: "attribution_window", Read: true, Doc: true, Check: NonEmpty},
+		{Go: "CampaignID", JSON: "campaignId", Type: Text, Null: true, Column: "campaign_id", Read: true, Doc: true},
+		{Go: "Date", JSON: "date", Type: Date, Column: "date", Read: true, Doc: true},
+		{Go: "SyncedAt", JSON: "syncedAt", Type: Time, Null: true, Column: "synced_at", Read: true, Doc: true},
+		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true, Group: "account"},
+		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true, Group: "account"},
+		{Go: "PurchaseMeasurement", JSON: "purchaseMeasurement", Type: Text, Column: "purchase_measurement", Read: true, Doc: true,
+			Check: OneOf, Enum: []string{"reported_purchase_value", "reported_purchase_count", "unavailable"}},
+		{Go: "Spend", JSON: "spend", Type: Decimal, Column: "spend", Read: true, Doc: true, Check: DecimalText},
+		{Go: "CTR", JSON: "ctr", Type: Decimal, Column: "ctr", Read: true, Doc: true, Check: DecimalText},
+		{Go: "CPC", JSON: "cpc", Type: Decimal, Column: "cpc", Read: true, Doc: true, Check: DecimalText},
+		{Go: "CPM", JSON: "cpm", Type: Decimal, Column: "cpm", Read: true, Doc: true, Check: DecimalText},
+		{Go: "Impressions", JSON: "impressions", Type: Int, Column: "impressions", Read: true, Doc: true, Check: Count},
+		{Go: "Reach", JSON: "reach", Type: Int, Column: "reach", Read: true, Doc: true, Check: Count},
+		{Go: "Clicks", JSON: "clicks", Type: Int, Column: "clicks", Read: true, Doc: true, Check: Count},
+		{Go: "Purchases", JSON: "purchases", Type: Float, Null: true, Column: "purchases", Read: true, Doc: true, Check: Number, Measured: true},
+		{Go: "PurchaseValue", JSON: "purchaseValue", Type: Float, Null: true, Column: "purchase_value", Read: true, Doc: true, Check: Number, Measured: true},
+		{Go: "ROAS", JSON: "roas", Type: Float, Null: true, Column: "roas", Read: true, Doc: true, Check: Number, Measured: true},
+		{Go: "Conversions", JSON: "conversions", Type: Int, Null: true, Column: "conversions", Doc: true, DocOmitEmpty: true},
+		{Go: "RawPayload", JSON: "rawPayload", Type: JSON, Column: "raw_payload", Doc: true, DocOmitEmpty: true},
+	},
+}
