@@ -576,7 +576,7 @@ func (im *importer) writeOrganizations(ctx context.Context) error {
 			Set("removed_at = ?", im.now).Set("updated_at = ?", im.now).
 			Where("organization_id = ?", o.ID).Where("removed_at IS NULL")
 		if len(listed) > 0 {
-			q = q.Where("user_id NOT IN (?)", bun.In(listed))
+			q = q.Where("user_id NOT IN (?)", bun.List(listed))
 		}
 		if _, err := q.Exec(ctx); err != nil {
 			return fmt.Errorf("remove members %s no longer lists: %w", o.ID, err)
@@ -820,7 +820,7 @@ func (im *importer) merge(ctx context.Context) error {
 	for start := 0; start < len(ids); start += 500 {
 		var orgs []string
 		if err := im.tx.NewSelect().TableExpr("ad_accounts").ColumnExpr("DISTINCT organization_id").
-			Where("id IN (?)", bun.In(ids[start:min(start+500, len(ids))])).Scan(ctx, &orgs); err != nil {
+			Where("id IN (?)", bun.List(ids[start:min(start+500, len(ids))])).Scan(ctx, &orgs); err != nil {
 			return fmt.Errorf("read organizations of accounts: %w", err)
 		}
 		accOrgs = append(accOrgs, orgs...)
@@ -945,7 +945,7 @@ func (im *importer) relaxForeignKeys(ctx context.Context) (bool, error) {
 		sort.Strings(list)
 		for start := 0; start < len(list); start += 1000 {
 			if _, err := im.tx.ExecContext(ctx, "SELECT 1 FROM "+table+" WHERE id IN (?) ORDER BY id FOR KEY SHARE",
-				bun.In(list[start:min(start+1000, len(list))])); err != nil {
+				bun.List(list[start:min(start+1000, len(list))])); err != nil {
 				return fmt.Errorf("lock referenced %s: %w", table, err)
 			}
 		}
@@ -958,7 +958,7 @@ func (im *importer) relaxForeignKeys(ctx context.Context) (bool, error) {
 			ids = append(ids, id)
 		}
 		if err := im.tx.NewSelect().TableExpr("ad_accounts").ColumnExpr("DISTINCT organization_id").
-			Where("id IN (?)", bun.In(ids)).Scan(ctx, &orgs); err != nil {
+			Where("id IN (?)", bun.List(ids)).Scan(ctx, &orgs); err != nil {
 			return false, fmt.Errorf("read organizations of accounts: %w", err)
 		}
 	}
