@@ -31,10 +31,11 @@ func benchmarkLookup(b *testing.B, backend dbtest.Backend) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	auth := keys.NewAuthenticator(backend.Handle, keys.AuthenticatorOptions{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		p, err := svc.Lookup(b.Context(), k.Key)
+		p, err := auth.Lookup(b.Context(), k.Key)
 		if err != nil || p.Authorize(apikey.ScopeAccountsRead) != nil {
 			b.Fatal(err)
 		}

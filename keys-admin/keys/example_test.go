@@ -19,11 +19,12 @@ func Example() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "keys-example")
 	defer os.RemoveAll(dir)
-	db, err := database.Open(ctx, "sqlite:"+filepath.Join(dir, "keys.db"), database.Options{})
+	handle, err := database.Connect(ctx, "sqlite:"+filepath.Join(dir, "keys.db"), database.Options{})
 	if err != nil {
 		panic(err)
 	}
-	defer db.Close()
+	defer handle.Close()
+	db := handle.Bun
 	if _, err := keys.Migrate(ctx, db); err != nil {
 		panic(err)
 	}
@@ -47,7 +48,8 @@ func Example() {
 	}
 	fmt.Println("valid key:", apikey.Validate(created.Key) == nil, created.State, created.Scopes)
 
-	p, err := svc.Lookup(ctx, created.Key)
+	auth := keys.NewAuthenticator(handle, keys.AuthenticatorOptions{})
+	p, err := auth.Lookup(ctx, created.Key)
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +60,7 @@ func Example() {
 	if _, err := svc.Revoke(ctx, "org_a", "u_owner", created.ID); err != nil {
 		panic(err)
 	}
-	_, err = svc.Lookup(ctx, created.Key)
+	_, err = auth.Lookup(ctx, created.Key)
 	fmt.Println("after revoke:", errors.Is(err, keys.ErrUnauthenticated))
 	// Output:
 	// valid key: true active [accounts:read insights:read]

@@ -1,6 +1,7 @@
 // Package keys is the authority on developer keys: it creates, lists and
 // revokes them under the rules of SPEC §3 and §5, records every change for
-// audit, and resolves a presented key for the api-server in one round trip.
+// audit (Service), and resolves a presented key for the api-server in one
+// round trip (Authenticator).
 package keys
 
 import (
@@ -40,14 +41,11 @@ func Migrate(ctx context.Context, db *bun.DB) ([]string, error) {
 	return database.Migrate(ctx, db, Migrations, time.Minute)
 }
 
-// Service creates, lists, revokes and looks up developer keys.
+// Service creates, lists and revokes developer keys.
 type Service struct {
-	db    *bun.DB
-	pg    bool
-	now   func() time.Time
-	touch *toucher
-	// lastUsedHook is WithLastUsedHook's function.
-	lastUsedHook func(error)
+	db  *bun.DB
+	pg  bool
+	now func() time.Time
 }
 
 // Option configures a Service.
@@ -56,25 +54,18 @@ type Option func(*Service)
 // WithClock replaces time.Now, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
-// WithLastUsedHook calls hook after each background write of a key's
-// last-used time, with the write's error (nil when it succeeded); for
-// metrics. hook runs on the writer's goroutine and must not block.
-func WithLastUsedHook(hook func(error)) Option {
-	return func(s *Service) { s.lastUsedHook = hook }
-}
-
-// New returns a Service on db. Close it to flush pending last-used writes.
+// New returns a Service on db. It starts nothing.
 func New(db *bun.DB, opts ...Option) *Service {
 	s := &Service{db: db, pg: database.IsPostgres(db), now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
-	s.touch = newToucher(db, s.lastUsedHook)
 	return s
 }
 
-// Close stops the background last-used writer after flushing what it holds.
-func (s *Service) Close() { s.touch.close() }
+// Close does nothing: a Service holds nothing to release (the last-used
+// writer moved to Authenticator.Run). Kept for its callers.
+func (s *Service) Close() {}
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 

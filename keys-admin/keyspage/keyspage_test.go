@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/adsnap/svc/keys-admin/keyspage"
@@ -238,7 +239,7 @@ func TestCreateShowsTheKeyOnce(t *testing.T) {
 				t.Errorf("header %s holds the key", k)
 			}
 		}
-		p, err := f.svc.Lookup(t.Context(), secret)
+		p, err := keys.NewAuthenticator(&database.DB{Bun: f.db}, keys.AuthenticatorOptions{}).Lookup(t.Context(), secret)
 		if err != nil {
 			t.Fatal(err)
 		}
