@@ -268,3 +268,11 @@ func (p *Pending) Principal() (*Principal, error) {
 	}
 	return p.a.principal(p.hash, &p.r)
 }
+
+// Resolve runs the lookup alone (one round trip) and returns Principal's answer.
+func (p *Pending) Resolve(ctx context.Context) (*Principal, error) {
+	if err := p.Scan(p.a.pool.QueryRow(ctx, lookupSQL, p.hash)); err != nil {
+		return nil, fmt.Errorf("look up api key: %w", err)
+	}
+	return p.Principal()
+}

@@ -74,19 +74,19 @@ func (h hookedStore) page() {
 	}
 }
 
-func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.AccountRow, error) {
+func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, []store.AccountRow, error) {
 	h.page()
-	return h.Store.AccountsPage(ctx, orgID, p)
+	return h.Store.AccountsPage(ctx, orgID, p, pre)
 }
 
-func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, []store.CampaignRow, error) {
+func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, []store.CampaignRow, error) {
 	h.page()
-	return h.Store.CampaignsPage(ctx, orgID, p)
+	return h.Store.CampaignsPage(ctx, orgID, p, pre)
 }
 
-func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf) (store.Meta, []store.InsightRow, error) {
+func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, buf *store.InsightBuf, pre store.Prelude) (store.Meta, []store.InsightRow, error) {
 	h.page()
-	return h.Store.InsightsPage(ctx, orgID, p, buf)
+	return h.Store.InsightsPage(ctx, orgID, p, buf, pre)
 }
 
 func (h hookedStore) Ping(ctx context.Context) error {
@@ -130,8 +130,8 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	testenv.Load(t, b.DB, time.Now().UTC())
 	clk := &clock{}
 	ks := keys.New(b.DB, keys.WithClock(clk.Now))
-	t.Cleanup(ks.Close)
-	st, err := store.New(ctx, b.DB)
+	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{Now: clk.Now})
+	st, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 		t.Cleanup(func() { lim.Close() })
 	}
 	logs := &syncBuffer{}
-	var lookup server.KeyLookup = ks
+	var lookup server.KeyLookup = auth
 	if o.lookups != nil {
 		lookup = hookedLookup{lookup, func() { o.lookups.Add(1) }}
 	}

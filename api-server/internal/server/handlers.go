@@ -12,10 +12,14 @@ import (
 )
 
 // page runs step 7 of the pipeline: it validates the query (400 with every
-// problem). It returns false when it has answered.
+// problem; a pending key is read first, confirm). It returns false when it
+// has answered.
 func (s *Server) page(c *gin.Context, ep query.Endpoint) (query.Params, bool) {
 	q, problems := query.Parse(c.Request.URL.RawQuery, ep, s.now())
 	if len(problems) > 0 {
+		if !s.confirm(c) {
+			return q, false
+		}
 		s.fail(c, http.StatusBadRequest, problems)
 		return q, false
 	}
@@ -90,8 +94,8 @@ func (s *Server) listAccounts(c *gin.Context) {
 	}
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
-	m, rows, err := s.store.AccountsPage(ctx, state(c).principal.OrganizationID, listParams(q))
-	if !s.found(c, m, err) {
+	m, rows, err := s.store.AccountsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	if !s.settle(c, err) || !s.found(c, m, err) {
 		return
 	}
 	data := make([]account, len(rows))
@@ -110,8 +114,8 @@ func (s *Server) listCampaigns(c *gin.Context) {
 	}
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
-	m, rows, err := s.store.CampaignsPage(ctx, state(c).principal.OrganizationID, listParams(q))
-	if !s.found(c, m, err) {
+	m, rows, err := s.store.CampaignsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	if !s.settle(c, err) || !s.found(c, m, err) {
 		return
 	}
 	data := make([]campaign, len(rows))
@@ -134,8 +138,8 @@ func (s *Server) listInsights(c *gin.Context) {
 	defer sc.release()
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
-	m, rows, err := s.store.InsightsPage(ctx, state(c).principal.OrganizationID, listParams(q), &sc.buf)
-	if !s.found(c, m, err) {
+	m, rows, err := s.store.InsightsPage(ctx, state(c).orgID(), listParams(q), &sc.buf, s.prelude(c))
+	if !s.settle(c, err) || !s.found(c, m, err) {
 		return
 	}
 	if cap(sc.data) < len(rows) {

@@ -73,15 +73,15 @@ var benchAccounts = func() []store.AccountRow {
 	return rows
 }()
 
-func (memStore) AccountsPage(context.Context, string, store.ListParams) (store.Meta, []store.AccountRow, error) {
+func (memStore) AccountsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, []store.AccountRow, error) {
 	return store.Meta{AccountFound: true, DataAsOf: time.Unix(1_700_000_000, 0)}, benchAccounts, nil
 }
 
-func (memStore) CampaignsPage(context.Context, string, store.ListParams) (store.Meta, []store.CampaignRow, error) {
+func (memStore) CampaignsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, []store.CampaignRow, error) {
 	return store.Meta{AccountFound: true}, nil, nil
 }
 
-func (memStore) InsightsPage(context.Context, string, store.ListParams, *store.InsightBuf) (store.Meta, []store.InsightRow, error) {
+func (memStore) InsightsPage(context.Context, string, store.ListParams, *store.InsightBuf, store.Prelude) (store.Meta, []store.InsightRow, error) {
 	return store.Meta{AccountFound: true}, nil, nil
 }
 

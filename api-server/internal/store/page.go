@@ -14,13 +14,32 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
+// Prelude is a statement sent in the round trip of a page, before it, and
+// read before it: the request's key lookup (keys.Pending), so that a
+// request makes one database round trip, not two. It is only given to a
+// PostgreSQL store. Its statement sees the primary: Routed runs it there,
+// alone, when the page is read on a replica.
+type Prelude interface {
+	// Query returns the statement and its arguments.
+	Query() (string, []any)
+	// Scan reads the statement's one row (pgx.ErrNoRows when none is a
+	// result for it to record, not an error).
+	Scan(row pgx.Row) error
+}
+
+// errPreludeSQLite: a Prelude needs PostgreSQL (the caller's mistake).
+var errPreludeSQLite = errors.New("store: a Prelude is only sent to PostgreSQL")
+
 // AccountsPage returns the organization's meta (Meta) and a page of its
-// accounts (Accounts). On PostgreSQL both come from one statement.
-func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, []AccountRow, error) {
+// accounts (Accounts). On PostgreSQL both come from one statement, sent
+// with pre's (if not nil) in one round trip.
+func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, []AccountRow, error) {
 	if !s.pg {
+		if pre != nil {
+			return Meta{}, nil, errPreludeSQLite
+		}
 		return page(ctx, s, orgID, p, s.Accounts)
 	}
 	out := make([]AccountRow, 0, p.Limit)
@@ -28,7 +47,7 @@ func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (M
 	if p.AccountID != "" {
 		q, args = qAccountsByAccount, append(args, p.AccountID)
 	}
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, pre, func(rows pgx.Rows) error {
 		var r AccountRow
 		var last pgtype.Timestamptz
 		if err := rows.Scan(nil, nil, &r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &last); err != nil {
@@ -45,8 +64,11 @@ func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (M
 }
 
 // CampaignsPage is AccountsPage for campaigns.
-func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, []CampaignRow, error) {
+func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, []CampaignRow, error) {
 	if !s.pg {
+		if pre != nil {
+			return Meta{}, nil, errPreludeSQLite
+		}
 		return page(ctx, s, orgID, p, s.Campaigns)
 	}
 	out := make([]CampaignRow, 0, p.Limit)
@@ -54,7 +76,7 @@ func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (
 	if p.AccountID != "" {
 		q, args = qCampaignsByAccount, append(args, p.AccountID)
 	}
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, pre, func(rows pgx.Rows) error {
 		var r CampaignRow
 		var eff, daily, lifetime pgtype.Text
 		var synced pgtype.Timestamptz
@@ -84,8 +106,11 @@ type InsightBuf struct {
 
 // InsightsPage is AccountsPage for daily insights. On PostgreSQL the rows
 // are read into buf (nil: new memory); SQLite's scan allocates its own.
-func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf) (Meta, []InsightRow, error) {
+func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf, pre Prelude) (Meta, []InsightRow, error) {
 	if !s.pg {
+		if pre != nil {
+			return Meta{}, nil, errPreludeSQLite
+		}
 		return page(ctx, s, orgID, p, s.Insights)
 	}
 	if buf == nil {
@@ -108,7 +133,7 @@ func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, bu
 			q = qInsightsByAccountSeek
 		}
 	}
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, func(rows pgx.Rows) error {
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, pre, func(rows pgx.Rows) error {
 		d.start(rows)
 		var r InsightRow
 		r.ID, r.PlatformAdAccountID, r.AttributionWindow = d.str(0), d.str(1), d.str(2)
@@ -141,66 +166,88 @@ func page[T any](ctx context.Context, s *Store, orgID string, p ListParams,
 	return m, rows, err
 }
 
-// errNotPgx: the PostgreSQL connection is not pgx's (database.Open always
-// opens it through pgx's database/sql driver).
-var errNotPgx = errors.New("postgres connection is not a pgx connection")
-
 // pgPage runs the list query q in its meta form (pageMetaForm: the meta
 // columns first) through pgx, prepared once per connection (pgx's
-// statement cache): one statement and one round trip. scan is called for
-// each row, whose first metaCols columns it skips. A page without rows
-// carries no meta, so the meta query follows then (a second round trip,
-// only for empty pages).
-func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, scan func(pgx.Rows) error) (Meta, error) {
+// statement cache): one statement and one round trip; with pre, pre's
+// statement and q's are sent together in one batch (one round trip still),
+// and pre's row is read first. scan is called for each row, whose first
+// metaCols columns it skips. A page without rows carries no meta, so the
+// meta query follows then (a second round trip, only for empty pages).
+func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, pre Prelude, scan func(pgx.Rows) error) (Meta, error) {
 	var m Meta
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return m, err
 	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return errNotPgx
+	defer conn.Release()
+	var rows pgx.Rows
+	if pre == nil {
+		rows, err = conn.Query(ctx, pgPageForms[q], args...)
+	} else {
+		var b pgx.Batch
+		sql, preArgs := pre.Query()
+		b.Queue(sql, preArgs...)
+		b.Queue(pgPageForms[q], args...)
+		br := conn.SendBatch(ctx, &b)
+		if err = pre.Scan(br.QueryRow()); err == nil {
+			rows, err = br.Query()
 		}
-		rows, err := c.Conn().Query(ctx, pgPageForms[q], args...)
 		if err != nil {
-			return err
+			br.Close()
+			return m, err
 		}
-		n := 0
-		for rows.Next() {
-			if n == 0 {
-				d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
-				m = Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
-				if d.err != nil {
-					rows.Close()
-					return fmt.Errorf("read snapshot meta: %w", d.err)
-				}
-			}
-			n++
-			if err := scan(rows); err != nil {
+		defer br.Close()
+	}
+	if err != nil {
+		return m, err
+	}
+	n := 0
+	for rows.Next() {
+		if n == 0 {
+			d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
+			m = Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
+			if d.err != nil {
 				rows.Close()
-				return err
+				return m, fmt.Errorf("read snapshot meta: %w", d.err)
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil || n > 0 {
-			return err
+		n++
+		if err := scan(rows); err != nil {
+			rows.Close()
+			return m, err
 		}
-		var asOf pgtype.Timestamptz
-		var count int64
-		if accountID == "" {
-			err = c.Conn().QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
-		} else {
-			err = c.Conn().QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
-		}
-		if err != nil {
-			return fmt.Errorf("read snapshot meta: %w", err)
-		}
-		m = Meta{DataAsOf: nullTime(asOf).Time, AccountFound: count > 0}
-		return nil
-	})
-	return m, err
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || n > 0 {
+		return m, err
+	}
+	return s.pgMeta(ctx, orgID, accountID)
+}
+
+// pgMeta reads the meta of an empty page.
+func (s *Store) pgMeta(ctx context.Context, orgID, accountID string) (Meta, error) {
+	var asOf pgtype.Timestamptz
+	var count int64
+	var err error
+	if accountID == "" {
+		err = s.pool.QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
+	} else {
+		err = s.pool.QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
+	}
+	if err != nil {
+		return Meta{}, fmt.Errorf("read snapshot meta: %w", err)
+	}
+	return Meta{DataAsOf: nullTime(asOf).Time, AccountFound: count > 0}, nil
+}
+
+// RunPrelude runs pre alone, on this store's database (Routed: the
+// primary's, when the page is read on a replica).
+func (s *Store) RunPrelude(ctx context.Context, pre Prelude) error {
+	if !s.pg {
+		return errPreludeSQLite
+	}
+	sql, args := pre.Query()
+	return pre.Scan(s.pool.QueryRow(ctx, sql, args...))
 }
 
 func nullTime(t pgtype.Timestamptz) NullTime {

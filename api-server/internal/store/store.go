@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // AccountRow is what the accounts query reads: the columns of SPEC §2's
@@ -87,6 +87,7 @@ type Meta struct {
 // and served by an index range scan on (organization_id, …).
 type Store struct {
 	db    *sql.DB
+	pool  *pgxpool.Pool // PostgreSQL: the *Page statements go through pgx
 	pg    bool
 	stmts map[queryName]*sql.Stmt
 }
@@ -255,8 +256,8 @@ func sqliteForm(q string) string {
 }
 
 // New prepares the read queries on db. Close releases them.
-func New(ctx context.Context, db *bun.DB) (*Store, error) {
-	s := &Store{db: db.DB, pg: database.IsPostgres(db), stmts: make(map[queryName]*sql.Stmt, len(queries))}
+func New(ctx context.Context, db *database.DB) (*Store, error) {
+	s := &Store{db: db.Bun.DB, pool: db.Pool, pg: db.IsPostgres(), stmts: make(map[queryName]*sql.Stmt, len(queries))}
 	names := make([]queryName, 0, len(queries)+len(pgQueries))
 	for name := range queries {
 		names = append(names, name)
