@@ -28,12 +28,12 @@ type reqState struct {
 	// pending is the key's lookup when its identity was known (protect):
 	// it is read in the page's round trip (settle), or alone (confirm)
 	// when the request is refused before its page.
-	pending   *keys.Pending
-	scope     apikey.Scope // checked by authorize
-	limits    [3]ratelimit.Result
-	nLimits   int
-	redact    bool // the URL held a credential: never log its path or query
-	depFail   bool // refused because a dependency failed: counted, not logged per request
+	pending *keys.Pending
+	scope   apikey.Scope // checked by authorize
+	limits  [3]ratelimit.Result
+	nLimits int
+	redact  bool // the URL held a credential: never log its path or query
+	depFail bool // refused because a dependency failed: counted, not logged per request
 }
 
 const stateKey = "svc.state"

@@ -243,7 +243,9 @@ func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams, 
 
 // InsightsPage reads on a replica when one is healthy.
 func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams, buf *InsightBuf, pre Prelude) (Meta, []InsightRow, error) {
-	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, []InsightRow, error) { return s.InsightsPage(ctx, orgID, p, buf, pre) })
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, []InsightRow, error) {
+		return s.InsightsPage(ctx, orgID, p, buf, pre)
+	})
 }
 
 // Ping reports whether the primary answers: replicas are optional, reads
