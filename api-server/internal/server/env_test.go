@@ -53,6 +53,9 @@ type opts struct {
 	lookups *atomic.Int64
 	// onLookup, when set, is called before every key lookup.
 	onLookup func()
+	// keyLookups, when set, counts the sequential key lookups (Lookup)
+	// and keeps the known-key path (Known), which lookups and onLookup turn off.
+	keyLookups *atomic.Int64
 	// maxInFlight is server.Config.MaxInFlight.
 	maxInFlight int
 	// onPage, when set, is called before every page read; onPing before
@@ -107,6 +110,17 @@ func (h hookedLookup) Lookup(ctx context.Context, presented string) (*keys.Princ
 	return h.KeyLookup.Lookup(ctx, presented)
 }
 
+// countedAuthenticator counts Lookup calls; Known stays the Authenticator's.
+type countedAuthenticator struct {
+	*keys.Authenticator
+	n *atomic.Int64
+}
+
+func (c countedAuthenticator) Lookup(ctx context.Context, presented string) (*keys.Principal, error) {
+	c.n.Add(1)
+	return c.Authenticator.Lookup(ctx, presented)
+}
+
 type env struct {
 	t       *testing.T
 	name    string
@@ -156,6 +170,9 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	}
 	if o.onLookup != nil {
 		lookup = hookedLookup{lookup, o.onLookup}
+	}
+	if o.keyLookups != nil {
+		lookup = countedAuthenticator{auth, o.keyLookups}
 	}
 	var sst server.Store = st
 	if o.onPage != nil || o.onPing != nil {
