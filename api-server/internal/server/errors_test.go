@@ -28,15 +28,15 @@ type failingStore struct {
 	err error
 }
 
-func (f failingStore) AccountsPage(context.Context, string, store.ListParams) (store.Meta, *store.AccountPage, error) {
+func (f failingStore) AccountsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.AccountPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
-func (f failingStore) CampaignsPage(context.Context, string, store.ListParams) (store.Meta, *store.CampaignPage, error) {
+func (f failingStore) CampaignsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.CampaignPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
-func (f failingStore) InsightsPage(context.Context, string, store.ListParams) (store.Meta, *store.InsightPage, error) {
+func (f failingStore) InsightsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.InsightPage, error) {
 	return store.Meta{}, nil, f.err
 }
 

@@ -36,6 +36,7 @@ func New(cfg Config) (http.Handler, error) {
 		metrics: cfg.Metrics, tracer: cfg.Tracer,
 	}
 	s.downloadsSite = cfg.DownloadsSiteURL
+	s.known, _ = cfg.Keys.(knownKeys)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
