@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Prelude is a statement sent in the round trip of a page, before it, and
@@ -178,7 +179,10 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 		return m, err
 	}
 	defer conn.Release()
-	var rows pgx.Rows
+	var (
+		rows pgx.Rows
+		br   pgx.BatchResults
+	)
 	if pre == nil {
 		rows, err = conn.Query(ctx, pgPageForms[q], args...)
 	} else {
@@ -186,7 +190,7 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 		sql, preArgs := pre.Query()
 		b.Queue(sql, preArgs...)
 		b.Queue(pgPageForms[q], args...)
-		br := conn.SendBatch(ctx, &b)
+		br = conn.SendBatch(ctx, &b)
 		if err = pre.Scan(br.QueryRow()); err == nil {
 			rows, err = br.Query()
 		}
@@ -219,18 +223,26 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 	if err := rows.Err(); err != nil || n > 0 {
 		return m, err
 	}
-	return s.pgMeta(ctx, orgID, accountID)
+	if br != nil {
+		// The batch ends before the connection is used again.
+		if err := br.Close(); err != nil {
+			return m, err
+		}
+	}
+	return pgMeta(ctx, conn, orgID, accountID)
 }
 
-// pgMeta reads the meta of an empty page.
-func (s *Store) pgMeta(ctx context.Context, orgID, accountID string) (Meta, error) {
+// pgMeta reads the meta of an empty page on the page's own connection: a
+// request holds one connection at a time (the admission gate counts on
+// it), never a second one while it waits for the first.
+func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string) (Meta, error) {
 	var asOf pgtype.Timestamptz
 	var count int64
 	var err error
 	if accountID == "" {
-		err = s.pool.QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
+		err = conn.QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
 	} else {
-		err = s.pool.QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
+		err = conn.QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
 	}
 	if err != nil {
 		return Meta{}, fmt.Errorf("read snapshot meta: %w", err)

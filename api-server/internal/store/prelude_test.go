@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/api-server/internal/testenv"
+	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -86,5 +88,49 @@ func TestPrelude(t *testing.T) {
 	defer sl.Close()
 	if _, _, err := sl.AccountsPage(ctx, "org_a", p, &echo{sql: "SELECT 1"}); err == nil {
 		t.Fatal("SQLite accepted a prelude")
+	}
+}
+
+// TestEmptyPageOneConnection: an empty page (its meta read by a second
+// statement) with or without a Prelude uses the page's one connection: a
+// store on a pool of one connection answers it, so a request in flight
+// never holds two (the admission gate counts on one).
+func TestEmptyPageOneConnection(t *testing.T) {
+	b := dbtest.Postgres(t)
+	ctx := t.Context()
+	if err := testenv.Migrate(ctx, b.DB); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Load(t, b.DB, time.Now().UTC())
+	h, err := database.Connect(ctx, b.URL, database.Options{MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	st, err := store.New(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := store.ListParams{Limit: 3, AccountID: "acc_nope"}
+	for _, pre := range []*echo{nil, {sql: "SELECT $1::text", arg: "empty"}} {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		var prelude store.Prelude
+		if pre != nil {
+			prelude = pre
+		}
+		m, got, err := st.AccountsPage(cctx, "org_a", p, prelude)
+		cancel()
+		if err != nil || m.AccountFound || got != nil && got.Len() != 0 {
+			t.Fatalf("prelude %v: %+v %v %v", pre != nil, m, got, err)
+		}
+		if pre != nil && pre.got != "empty" {
+			t.Fatalf("prelude not read: %q", pre.got)
+		}
+		got.Release()
+	}
+	// The connection is usable afterwards: a page with rows.
+	if _, got, err := st.AccountsPage(ctx, "org_a", store.ListParams{Limit: 3}, &echo{sql: "SELECT $1::text", arg: "x"}); err != nil || got.Len() == 0 {
+		t.Fatal(got, err)
 	}
 }
