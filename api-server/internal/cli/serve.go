@@ -41,10 +41,11 @@ Run 'svc-api migrate' before the first start.`,
 			if len(envErr) > 0 {
 				return usageError{errors.New(strings.Join(envErr, "; "))}
 			}
-			log, err := newLogger(cmd.ErrOrStderr(), c.LogLevel)
+			log, logs, err := newBufferedLogger(cmd.ErrOrStderr(), c.LogLevel)
 			if err != nil {
 				return err
 			}
+			c.logs = logs
 			ratelimit.SetLogger(log)
 			c.statementTimeout = c.DBDeadline
 			url, err := c.databaseURL("svc.db")
@@ -77,6 +78,17 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
+	}
+	if c.logs != nil {
+		// The log's lines are written together (logBuffer) while serve
+		// runs, and all of them before it returns.
+		lctx, stopLogs := context.WithCancel(context.WithoutCancel(ctx))
+		logsDone := make(chan struct{})
+		go func() {
+			defer close(logsDone)
+			_ = c.logs.Run(lctx)
+		}()
+		defer func() { stopLogs(); <-logsDone }()
 	}
 	var metrics *telemetry.Metrics
 	var keyOpts keys.AuthenticatorOptions
