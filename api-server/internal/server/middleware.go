@@ -511,17 +511,22 @@ func (s *Server) admit(c *gin.Context) {
 	if s.gate == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), s.dbWait)
 	var t0 time.Time
 	if s.metrics != nil {
 		t0 = time.Now()
 		s.metrics.Queued()
 	}
-	err := s.gate.Acquire(ctx, 1)
+	var err error
+	// A free place with nobody waiting (TryAcquire keeps the arrival
+	// order: it fails when anyone waits) costs no context and no timer.
+	if !s.gate.TryAcquire(1) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), s.dbWait)
+		err = s.gate.Acquire(ctx, 1)
+		cancel()
+	}
 	if s.metrics != nil {
 		s.admitWait(t0, err)
 	}
-	cancel()
 	if err != nil {
 		if clientGone(c.Request.Context()) {
 			c.AbortWithStatus(statusClientClosed)
