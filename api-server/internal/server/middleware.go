@@ -32,6 +32,9 @@ type reqState struct {
 	limits  [3]ratelimit.Result
 	nLimits int
 	redact  bool // the URL held a credential: never log its path or query
+	// hdr holds the values of the request's own headers (setHeader), so
+	// that they take no []string each.
+	hdr     [3]string
 	depFail bool // refused because a dependency failed: counted, not logged per request
 }
 
@@ -59,7 +62,7 @@ func (s *Server) begin(c *gin.Context) {
 		st.id = hex.EncodeToString(b[:])
 	}
 	c.Set(stateKey, st)
-	c.Header("X-Request-Id", st.id)
+	st.setHeader(c, hdrRequestID, "X-Request-Id", st.id)
 	// GET requests carry no body; bound whatever is sent.
 	if c.Request.Body != nil {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 4<<10)
@@ -96,6 +99,33 @@ func (s *Server) screen(c *gin.Context) {
 	c.Next()
 }
 
+// The values of the headers every response carries, set in place
+// (canonical keys, no []string per response): a header's value slice is
+// shared by all responses, so it is only ever replaced, never written to;
+// its capacity is its length, so that Header.Add copies it.
+var (
+	hdrNoStore = fixedHeader("no-store")
+	hdrNosniff = fixedHeader("nosniff")
+	hdrHSTS    = fixedHeader("max-age=31536000; includeSubDomains")
+	hdrJSON    = fixedHeader(jsonContentType)
+)
+
+func fixedHeader(v string) []string { return []string{v}[:1:1] }
+
+// The request's own header values, by their place in reqState.hdr.
+const (
+	hdrRequestID = iota
+	hdrRateLimit
+	hdrKeyExpires
+)
+
+// setHeader sets the response header key (canonical) to v, held in
+// st.hdr[i]: the header's value slice is st.hdr[i:i+1], capacity 1.
+func (st *reqState) setHeader(c *gin.Context, i int, key, v string) {
+	st.hdr[i] = v
+	c.Writer.Header()[key] = st.hdr[i : i+1 : i+1]
+}
+
 // headerBytes is about what the request's header block weighs on the wire.
 func headerBytes(r *http.Request) int {
 	n := len(r.Method) + len(r.RequestURI) + len(r.Host) + 16
@@ -109,13 +139,13 @@ func headerBytes(r *http.Request) int {
 
 func (s *Server) headers(c *gin.Context) {
 	h := c.Writer.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Cache-Control"] = hdrNoStore
+	h["X-Content-Type-Options"] = hdrNosniff
 	if s.hsts {
-		h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		h["Strict-Transport-Security"] = hdrHSTS
 	}
 	if strings.HasPrefix(c.Request.URL.Path, "/api/") {
-		h.Set("RateLimit-Policy", s.policy)
+		h["Ratelimit-Policy"] = s.policyHdr
 	}
 	c.Next()
 }
@@ -307,7 +337,7 @@ func (s *Server) protect(c *gin.Context) {
 		return
 	}
 	st.principal = p
-	c.Header(KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
+	st.setHeader(c, hdrKeyExpires, KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
 	// 5. per-key and per-organization.
 	st.nLimits = 3
 	if !s.allowed(c, st, st.limits[1:3]) {
@@ -407,7 +437,7 @@ func (s *Server) settled(c *gin.Context, st *reqState, p *keys.Principal, err er
 		return false
 	}
 	st.principal = p
-	c.Header(KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
+	st.setHeader(c, hdrKeyExpires, KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
 	if err := p.Authorize(st.scope); err != nil {
 		s.handleError(c, err)
 		return false
@@ -472,7 +502,7 @@ func (s *Server) rateLimitHeader(c *gin.Context, st *reqState) {
 			v += ", " + item(&checked[i])
 		}
 	}
-	c.Header("RateLimit", v)
+	st.setHeader(c, hdrRateLimit, "Ratelimit", v)
 }
 
 // authorize is step 6. For a pending key (protectKnown) the scope is

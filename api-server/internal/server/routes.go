@@ -52,6 +52,7 @@ func New(cfg Config) (http.Handler, error) {
 		s.now = time.Now
 	}
 	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	s.policyHdr = fixedHeader(s.policy)
 
 	// gin's mode is a global of gin's: the program sets it (the cli
 	// package, once), not this constructor.

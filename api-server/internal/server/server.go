@@ -125,6 +125,7 @@ type Server struct {
 	breaker   breaker // of the limit store
 	dbBreaker breaker // of the database
 	policy    string
+	policyHdr []string // {policy}: see fixedHeader
 	hsts      bool
 	openapi   []byte
 	downloads string
