@@ -301,7 +301,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := s.Lookup(ctx, created.Key)
+	p, err := keys.NewAuthenticator(&database.DB{Bun: db}, keys.AuthenticatorOptions{}).Lookup(ctx, created.Key)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,13 +6,14 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -25,25 +26,71 @@ type Options struct {
 	MaxOpenConns int
 }
 
+// DB is an open database: bun's handle for the query builder and
+// migrations, and, on PostgreSQL, the pgx pool that bun's connections come
+// from, for the code that speaks pgx itself (the api-server's per-request
+// statements: prepared once per connection, batched, read without
+// database/sql's row machinery). Bun and Pool share one set of connections:
+// Pool's size bounds both.
+type DB struct {
+	Bun  *bun.DB
+	Pool *pgxpool.Pool // nil on SQLite
+}
+
+// IsPostgres reports whether db speaks PostgreSQL.
+func (db *DB) IsPostgres() bool { return db.Pool != nil }
+
+// MaxConns is the most connections db opens at once.
+func (db *DB) MaxConns() int {
+	if db.Pool != nil {
+		return int(db.Pool.Config().MaxConns)
+	}
+	return db.Bun.DB.Stats().MaxOpenConnections
+}
+
+// Close closes bun's handle and the pool.
+func (db *DB) Close() error { return db.Bun.Close() }
+
 // Open connects to the database named by rawURL: "postgres://…" (or
 // "postgresql://…") for PostgreSQL, "sqlite:PATH" for the embedded default.
 // It pings the database before returning. Errors never contain a password.
+// It is Connect for the callers that only use bun: closing the returned
+// handle closes the pool too.
 func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
+	db, err := Connect(ctx, rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	return db.Bun, nil
+}
+
+// Connect is Open returning both handles: on PostgreSQL a pgx pool of
+// opts.MaxOpenConns connections (20 by default) and bun's DB over it
+// (stdlib.OpenDBFromPool: database/sql keeps no idle connection of its own,
+// the pool does).
+func Connect(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		cfg, err := pgx.ParseConfig(rawURL)
+		cfg, err := pgxpool.ParseConfig(rawURL)
 		if err != nil {
 			return nil, fmt.Errorf("database url %s: invalid postgres url", Redact(rawURL))
 		}
-		sqldb := stdlib.OpenDB(*cfg)
 		n := opts.MaxOpenConns
 		if n <= 0 {
 			n = 20
 		}
-		sqldb.SetMaxOpenConns(n)
-		sqldb.SetMaxIdleConns(n)
-		sqldb.SetConnMaxIdleTime(5 * time.Minute)
-		return ping(ctx, bun.NewDB(sqldb, pgdialect.New()), rawURL)
+		cfg.MaxConns = int32(n)
+		cfg.MaxConnIdleTime = 5 * time.Minute
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("connect to %s: invalid configuration", Redact(rawURL))
+		}
+		// closingConnector: closing bun's handle (all that Open's callers
+		// hold) closes the pool too.
+		sqldb := sql.OpenDB(closingConnector{stdlib.GetPoolConnector(pool), pool})
+		sqldb.SetMaxIdleConns(0)
+		db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool}
+		return ping(ctx, db, rawURL)
 	case strings.HasPrefix(rawURL, "sqlite:"):
 		path := strings.TrimPrefix(rawURL, "sqlite:")
 		path = strings.TrimPrefix(path, "//")
@@ -64,16 +111,28 @@ func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
 		}
 		sqldb.SetMaxOpenConns(n)
 		sqldb.SetMaxIdleConns(n)
-		return ping(ctx, bun.NewDB(sqldb, sqlitedialect.New()), rawURL)
+		return ping(ctx, &DB{Bun: bun.NewDB(sqldb, sqlitedialect.New())}, rawURL)
 	default:
 		return nil, fmt.Errorf("database url %s: want postgres://… or sqlite:PATH", Redact(rawURL))
 	}
 }
 
-func ping(ctx context.Context, db *bun.DB, rawURL string) (*bun.DB, error) {
+// closingConnector is pgx's pool connector whose Close (called by
+// sql.DB.Close) closes the pool.
+type closingConnector struct {
+	driver.Connector
+	pool *pgxpool.Pool
+}
+
+func (c closingConnector) Close() error {
+	c.pool.Close()
+	return nil
+}
+
+func ping(ctx context.Context, db *DB, rawURL string) (*DB, error) {
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
+	if err := db.Bun.PingContext(pctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s: %w", Redact(rawURL), err)
 	}

@@ -19,11 +19,12 @@ func Example() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "keys-example")
 	defer os.RemoveAll(dir)
-	db, err := database.Open(ctx, "sqlite:"+filepath.Join(dir, "keys.db"), database.Options{})
+	handle, err := database.Connect(ctx, "sqlite:"+filepath.Join(dir, "keys.db"), database.Options{})
 	if err != nil {
 		panic(err)
 	}
-	defer db.Close()
+	defer handle.Close()
+	db := handle.Bun
 	if _, err := keys.Migrate(ctx, db); err != nil {
 		panic(err)
 	}
@@ -37,9 +38,6 @@ func Example() {
 
 	// The owner's side: the keys-admin command, the settings page.
 	m := keys.NewManager(db)
-	// The api-server's side.
-	svc := keys.New(db)
-	defer svc.Close()
 	created, err := m.Create(ctx, keys.CreateRequest{
 		OrganizationID: "org_a", UserID: "u_owner", Name: "nightly export",
 		Scopes:        apikey.NewScopes(apikey.ScopeAccountsRead, apikey.ScopeInsightsRead),
@@ -50,7 +48,9 @@ func Example() {
 	}
 	fmt.Println("valid key:", apikey.Validate(created.Key) == nil, created.State, created.Scopes)
 
-	p, err := svc.Lookup(ctx, created.Key)
+	// The api-server's side.
+	auth := keys.NewAuthenticator(handle, keys.AuthenticatorOptions{})
+	p, err := auth.Lookup(ctx, created.Key)
 	if err != nil {
 		panic(err)
 	}
@@ -61,7 +61,7 @@ func Example() {
 	if _, err := m.Revoke(ctx, "org_a", "u_owner", created.ID); err != nil {
 		panic(err)
 	}
-	_, err = svc.Lookup(ctx, created.Key)
+	_, err = auth.Lookup(ctx, created.Key)
 	fmt.Println("after revoke:", errors.Is(err, keys.ErrUnauthenticated))
 	// Output:
 	// valid key: true active [accounts:read insights:read]

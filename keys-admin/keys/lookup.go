@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/uptrace/bun"
 )
 
@@ -22,7 +22,6 @@ type Principal struct {
 	OrganizationID string
 	Scopes         apikey.Scopes
 	ExpiresAt      time.Time
-	RevokedAt      *time.Time
 	LastUsedAt     *time.Time
 	// IssuerRole is the issuer's current role, or "" if no membership row exists.
 	IssuerRole    string
@@ -31,16 +30,66 @@ type Principal struct {
 
 // Authorize reports whether the principal may use an endpoint that needs
 // scope: the issuer must still be a current owner or admin (ErrIssuerNotAdmin)
-// and the key must carry the scope (ErrScopeMissing). Both are 403.
+// and the key must carry the scope (a *ScopeError naming scope, which
+// matches ErrScopeMissing). Both are 403.
 func (p *Principal) Authorize(scope apikey.Scope) error {
 	if p.IssuerRemoved || (p.IssuerRole != RoleOwner && p.IssuerRole != RoleAdmin) {
 		return ErrIssuerNotAdmin
 	}
 	if !p.Scopes.Has(scope) {
-		return fmt.Errorf("%w: %s", ErrScopeMissing, scope)
+		return &ScopeError{Scope: scope}
 	}
 	return nil
 }
+
+// Authenticator resolves presented keys for the api-server, one request at
+// a time, and records their use (last_used_at) off the request path. Its
+// constructor starts nothing: Run writes the last-used times, for as long as
+// its context lasts.
+//
+// On PostgreSQL it also remembers, per process, what never changes about a
+// key it has resolved: its id, organization and scopes (Identity, see
+// Known), so that a caller can take the key's rate limits before the
+// database and read the key's state in the same round trip as its data
+// (Pending). Nothing else is remembered: whether the key is still valid and
+// its issuer still an admin is read from the database on every request.
+type Authenticator struct {
+	db    *bun.DB
+	pool  *pgxpool.Pool // nil on SQLite: no Identity cache, lookups through bun
+	now   func() time.Time
+	known *identityCache
+	w     *lastUsedWriter
+}
+
+// AuthenticatorOptions configure an Authenticator. Zero values choose the defaults.
+type AuthenticatorOptions struct {
+	// Now replaces time.Now, for tests.
+	Now func() time.Time
+	// LastUsedHook is called after each write of a key's last-used time,
+	// with the write's error (nil when it succeeded); for metrics. It runs
+	// on Run's goroutine and must not block.
+	LastUsedHook func(error)
+	// KnownKeys bounds the keys whose Identity is remembered (default 65,536).
+	KnownKeys int
+}
+
+// NewAuthenticator returns an Authenticator on db. It starts nothing: call
+// Run for last-used times to be written.
+func NewAuthenticator(db *database.DB, opt AuthenticatorOptions) *Authenticator {
+	a := &Authenticator{db: db.Bun, pool: db.Pool, now: opt.Now}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	n := opt.KnownKeys
+	if n <= 0 {
+		n = 1 << 16
+	}
+	a.known = newIdentityCache(n)
+	a.w = newLastUsedWriter(db.Bun, opt.LastUsedHook)
+	return a
+}
+
+func (a *Authenticator) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 type lookupRow struct {
 	ID             string     `bun:"id"`
@@ -56,37 +105,46 @@ type lookupRow struct {
 // Lookup resolves a presented key in one SQL round trip. A key that is
 // missing, malformed (checked before any database work), unknown, revoked or
 // expired gives ErrUnauthenticated and nothing else, so that the caller cannot
-// tell which. Any other error is the database's. No cache is involved: a
-// revocation, expiry or demotion counts from the next call on.
+// tell which. Any other error is the database's. Nothing is answered from
+// memory: a revocation, expiry or demotion counts from the next call on.
 //
-// A successful lookup records the key's use in the background, at most once a
-// minute per key.
-func (s *Service) Lookup(ctx context.Context, presented string) (*Principal, error) {
+// A successful lookup queues the key's last-used time for Run, at most once
+// a minute per key, and (on PostgreSQL) remembers its Identity for Known;
+// an unauthenticated one forgets it.
+func (a *Authenticator) Lookup(ctx context.Context, presented string) (*Principal, error) {
 	if apikey.Validate(presented) != nil {
 		return nil, ErrUnauthenticated
 	}
+	hash := apikey.Hash(presented)
 	var (
 		r   lookupRow
 		err error
 	)
-	if s.pg {
-		err = s.lookupPostgres(ctx, apikey.Hash(presented), &r)
+	if a.pool != nil {
+		err = scanLookup(a.pool.QueryRow(ctx, lookupSQL, hash), &r)
 	} else {
-		err = s.db.NewSelect().
+		err = a.db.NewSelect().
 			TableExpr("developer_keys AS k").
 			Join("LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id").
 			ColumnExpr("k.id, k.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at").
-			Where("k.key_hash = ?", apikey.Hash(presented)).
+			Where("k.key_hash = ?", hash).
 			Scan(ctx, &r)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
+		a.known.forget(hash)
 		return nil, ErrUnauthenticated
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up api key: %w", err)
 	}
-	now := s.clock()
+	return a.principal(hash, &r)
+}
+
+// principal checks a found row and builds its Principal.
+func (a *Authenticator) principal(hash []byte, r *lookupRow) (*Principal, error) {
+	now := a.clock()
 	if r.RevokedAt != nil || !now.Before(r.ExpiresAt) {
+		a.known.forget(hash)
 		return nil, ErrUnauthenticated
 	}
 	scopes, err := apikey.ParseScopes(r.Scopes)
@@ -95,54 +153,46 @@ func (s *Service) Lookup(ctx context.Context, presented string) (*Principal, err
 	}
 	p := &Principal{
 		KeyID: r.ID, OrganizationID: r.OrganizationID, Scopes: scopes,
-		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt,
+		ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt,
 		IssuerRemoved: r.RemovedAt != nil,
 	}
 	if r.Role != nil {
 		p.IssuerRole = *r.Role
 	}
-	s.touch.mark(r.ID, r.LastUsedAt, now)
+	if a.pool != nil {
+		a.known.put(hash, Identity{KeyID: r.ID, OrganizationID: r.OrganizationID, Scopes: scopes})
+	}
+	a.w.mark(r.ID, r.LastUsedAt, now)
 	return p, nil
 }
 
 // lookupSQL is Lookup's query on PostgreSQL. It is sent with the hash as a
-// parameter, so that the driver prepares it once per connection (pgx's
-// statement cache) and every lookup is one Bind/Execute round trip; a query
-// built with the hash interpolated (as bun does) is a new statement each
-// time: a Parse round trip more and a plan per request.
+// parameter, so that pgx prepares it once per connection (its statement
+// cache) and every lookup is one Bind/Execute; a query built with the hash
+// interpolated (as bun does) is a new statement each time: a Parse round
+// trip more and a plan per request.
 const lookupSQL = `SELECT k.id, k.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at
 	FROM developer_keys AS k
 	LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id
 	WHERE k.key_hash = $1`
 
-func (s *Service) lookupPostgres(ctx context.Context, hash []byte, r *lookupRow) error {
-	conn, err := s.db.DB.Conn(ctx)
-	if err != nil {
+// scanLookup reads lookupSQL's row; no row is sql.ErrNoRows.
+func scanLookup(row pgx.Row, r *lookupRow) error {
+	var revoked, lastUsed, removed pgtype.Timestamptz
+	var role pgtype.Text
+	if err := row.Scan(&r.ID, &r.OrganizationID, &r.Scopes, &r.ExpiresAt, &revoked, &lastUsed, &role, &removed); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return sql.ErrNoRows
+		}
 		return err
 	}
-	defer conn.Close()
-	// Through pgx itself (the connection is pgx's database/sql driver):
-	// database/sql's row machinery was a third of the lookup's allocations.
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return errors.New("postgres connection is not a pgx connection")
-		}
-		var revoked, lastUsed, removed pgtype.Timestamptz
-		var role pgtype.Text
-		if err := c.Conn().QueryRow(ctx, lookupSQL, hash).Scan(&r.ID, &r.OrganizationID, &r.Scopes,
-			&r.ExpiresAt, &revoked, &lastUsed, &role, &removed); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
-				return sql.ErrNoRows
-			}
-			return err
-		}
-		r.RevokedAt, r.LastUsedAt, r.RemovedAt = timePtr(revoked), timePtr(lastUsed), timePtr(removed)
-		if role.Valid {
-			r.Role = &role.String
-		}
-		return nil
-	})
+	r.RevokedAt, r.LastUsedAt, r.RemovedAt = timePtr(revoked), timePtr(lastUsed), timePtr(removed)
+	if role.Valid {
+		r.Role = &role.String
+	} else {
+		r.Role = nil
+	}
+	return nil
 }
 
 func timePtr(t pgtype.Timestamptz) *time.Time {
@@ -152,84 +202,78 @@ func timePtr(t pgtype.Timestamptz) *time.Time {
 	return &t.Time
 }
 
-// touchInterval is the least time between two last_used_at writes of a key.
-const touchInterval = time.Minute
-
-// toucher writes last_used_at off the request path: mark never blocks, and a
-// key is queued at most once per touchInterval per process; the UPDATE's own
-// condition keeps it to once per interval across replicas too.
-type toucher struct {
-	db   *bun.DB
-	hook func(error) // WithLastUsedHook; nil if none
-	ch   chan touchReq
-	done chan struct{}
-
-	mu     sync.Mutex
-	closed bool
-	last   map[string]time.Time
+// Identity is what never changes about a key once issued: its id, its
+// organization and its scopes. It says nothing about whether the key is
+// still valid.
+type Identity struct {
+	KeyID          string
+	OrganizationID string
+	Scopes         apikey.Scopes
 }
 
-type touchReq struct {
-	keyID string
-	at    time.Time
+// Known returns, when this process has resolved the presented key before
+// (Lookup, or a Pending that found it valid) and not seen it refused since,
+// the key's Identity and a Pending lookup of it to send in the round trip
+// of the request's data. It touches no database. A key that is malformed or
+// not remembered gives false: resolve it with Lookup.
+func (a *Authenticator) Known(presented string) (*Pending, bool) {
+	if a.pool == nil || apikey.Validate(presented) != nil {
+		return nil, false
+	}
+	hash := apikey.Hash(presented)
+	id, ok := a.known.get(hash)
+	if !ok {
+		return nil, false
+	}
+	return &Pending{Identity: id, a: a, hash: hash}, true
 }
 
-func newToucher(db *bun.DB, hook func(error)) *toucher {
-	t := &toucher{db: db, hook: hook, ch: make(chan touchReq, 256), done: make(chan struct{}), last: map[string]time.Time{}}
-	go t.run()
-	return t
+// Pending is a lookup of a key whose Identity is known, to be sent with
+// other statements in one round trip: the sender queues Query's statement,
+// passes its row to Scan, then asks Principal. Principal gives what Lookup
+// would have given at the time of the statement.
+type Pending struct {
+	Identity
+	a       *Authenticator
+	hash    []byte
+	r       lookupRow
+	err     error // Scan's error; sql.ErrNoRows: no such key
+	scanned bool
 }
 
-func (t *toucher) mark(keyID string, lastUsed *time.Time, now time.Time) {
-	if lastUsed != nil && now.Sub(*lastUsed) < touchInterval {
-		return
+// Query returns the lookup's statement and arguments (PostgreSQL).
+func (p *Pending) Query() (string, []any) { return lookupSQL, []any{p.hash} }
+
+// Scan reads the statement's row. It returns the database's error, nil when
+// the key was not found (Principal then says ErrUnauthenticated).
+func (p *Pending) Scan(row pgx.Row) error {
+	p.scanned = true
+	p.err = scanLookup(row, &p.r)
+	if errors.Is(p.err, sql.ErrNoRows) {
+		return nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return
-	}
-	if prev, ok := t.last[keyID]; ok && now.Sub(prev) < touchInterval {
-		return
-	}
-	if len(t.last) > 10000 {
-		for k, v := range t.last {
-			if now.Sub(v) >= touchInterval {
-				delete(t.last, k)
-			}
-		}
-	}
-	select {
-	case t.ch <- touchReq{keyID, now}:
-		t.last[keyID] = now
-	default: // the writer is behind; a later request will mark it again
-	}
+	return p.err
 }
 
-func (t *toucher) run() {
-	defer close(t.done)
-	for req := range t.ch {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		// Errors are dropped on purpose: last_used_at is informational and
-		// must never fail or slow a request.
-		_, err := t.db.NewUpdate().Model((*keyRow)(nil)).
-			Set("last_used_at = ?", req.at).
-			Where("id = ?", req.keyID).
-			Where("last_used_at IS NULL OR last_used_at <= ?", req.at.Add(-touchInterval)).
-			Exec(ctx)
-		cancel()
-		if t.hook != nil {
-			t.hook(err)
-		}
+// Principal is the lookup's answer, as Lookup gives it: ErrUnauthenticated
+// (the key is forgotten) for a key that is unknown, revoked or expired.
+func (p *Pending) Principal() (*Principal, error) {
+	switch {
+	case !p.scanned:
+		return nil, errors.New("keys: Pending.Principal before Scan")
+	case errors.Is(p.err, sql.ErrNoRows):
+		p.a.known.forget(p.hash)
+		return nil, ErrUnauthenticated
+	case p.err != nil:
+		return nil, fmt.Errorf("look up api key: %w", p.err)
 	}
+	return p.a.principal(p.hash, &p.r)
 }
 
-func (t *toucher) close() {
-	t.mu.Lock()
-	if !t.closed {
-		t.closed = true
-		close(t.ch)
+// Resolve runs the lookup alone (one round trip) and returns Principal's answer.
+func (p *Pending) Resolve(ctx context.Context) (*Principal, error) {
+	if err := p.Scan(p.a.pool.QueryRow(ctx, lookupSQL, p.hash)); err != nil {
+		return nil, fmt.Errorf("look up api key: %w", err)
 	}
-	t.mu.Unlock()
-	<-t.done
+	return p.Principal()
 }

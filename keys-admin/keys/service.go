@@ -1,9 +1,9 @@
 // Package keys is the authority on developer keys. Manager creates, lists and
 // revokes them under the rules of SPEC §3 and §5 and records every change for
 // audit (the keys-admin command, the settings handlers, svc-api's import and
-// demo); the request side resolves a presented key for the api-server in one
-// round trip. Errors are exported values and types of this package, tested
-// with errors.Is and errors.As (errors.go).
+// demo); Authenticator resolves a presented key for the api-server in one
+// round trip and records its last use. Errors are exported values and types
+// of this package, tested with errors.Is and errors.As (errors.go).
 package keys
 
 import (
@@ -42,45 +42,6 @@ var Migrations = database.EmbeddedMigrations("keys_admin", migrationFiles, "migr
 func Migrate(ctx context.Context, db *bun.DB) ([]string, error) {
 	return database.Migrate(ctx, db, Migrations, time.Minute)
 }
-
-// Service looks up presented developer keys (Lookup, in lookup.go) and
-// records their last use in the background. Key lifecycle is Manager's.
-type Service struct {
-	db    *bun.DB
-	pg    bool
-	now   func() time.Time
-	touch *toucher
-	// lastUsedHook is WithLastUsedHook's function.
-	lastUsedHook func(error)
-}
-
-// Option configures a Service.
-type Option func(*Service)
-
-// WithClock replaces time.Now, for tests.
-func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
-
-// WithLastUsedHook calls hook after each background write of a key's
-// last-used time, with the write's error (nil when it succeeded); for
-// metrics. hook runs on the writer's goroutine and must not block.
-func WithLastUsedHook(hook func(error)) Option {
-	return func(s *Service) { s.lastUsedHook = hook }
-}
-
-// New returns a Service on db. Close it to flush pending last-used writes.
-func New(db *bun.DB, opts ...Option) *Service {
-	s := &Service{db: db, pg: database.IsPostgres(db), now: time.Now}
-	for _, o := range opts {
-		o(s)
-	}
-	s.touch = newToucher(db, s.lastUsedHook)
-	return s
-}
-
-// Close stops the background last-used writer after flushing what it holds.
-func (s *Service) Close() { s.touch.close() }
-
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 // Manager creates, lists and revokes developer keys and reads their audit
 // trail. It holds no goroutine and nothing to close: it is the database

@@ -47,7 +47,7 @@ var hostile = []string{
 type fixture struct {
 	t    *testing.T
 	svc  *keys.Manager
-	auth *keys.Service // the request side: does a key shown once work?
+	auth *keys.Authenticator // the request side: does a key shown once work?
 	db   *bun.DB
 	url  string
 	logs *bytes.Buffer
@@ -79,8 +79,7 @@ func setup(t *testing.T, b dbtest.Backend) *fixture {
 		}
 	}
 	svc := keys.NewManager(b.DB)
-	auth := keys.New(b.DB)
-	t.Cleanup(auth.Close)
+	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	logs := &bytes.Buffer{}
 	page, err := keyspage.New(keyspage.Config{
 		Keys: svc, Identify: identify, Path: path, SignInURL: "/sign-in",

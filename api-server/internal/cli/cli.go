@@ -135,6 +135,18 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
+// newBufferedLogger is newLogger writing through a logBuffer (the same
+// lines, written together every logFlushEvery while the buffer's Run runs;
+// warnings and errors at once).
+func newBufferedLogger(w io.Writer, level string) (*slog.Logger, *logBuffer, error) {
+	b := newLogBuffer(w)
+	log, err := newLogger(b, level)
+	if err != nil {
+		return nil, nil, err
+	}
+	return slog.New(flushingHandler{Handler: log.Handler(), b: b}), b, nil
+}
+
 // openDB opens the database of c (file names the default SQLite file under
 // the data directory) and returns it with its URL.
 func (c *config) openDB(ctx context.Context, file string) (*bun.DB, string, error) {

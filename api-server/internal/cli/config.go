@@ -54,6 +54,10 @@ type config struct {
 	// mount, if set, wraps the API's handler (svc-api demo adds its
 	// settings pages); never set from a flag.
 	mount func(api http.Handler) (http.Handler, error)
+
+	// logs, when not nil, is the buffer under serve's logger: serve runs
+	// its flush loop (logBuffer.Run) for as long as it serves.
+	logs *logBuffer
 }
 
 // envErrors collects environment variables that do not parse.

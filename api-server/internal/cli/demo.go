@@ -105,11 +105,12 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		}
 		url = "sqlite:" + filepath.Join(c.DataDir, "demo.db")
 	}
-	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: c.DBMaxConns})
+	handle, err := database.Connect(ctx, url, database.Options{MaxOpenConns: c.DBMaxConns})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer handle.Close()
+	db := handle.Bun
 	if _, err := store.Migrate(ctx, db); err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { keepDemoCurrent(rctx, db, log) })
 	defer func() { stop(); wg.Wait() }()
-	return serve(ctx, c, db, log, func(addr string) {
+	return serve(ctx, c, handle, log, func(addr string) {
 		printDemo(stdout, demoOutput{site: siteURL(addr), key: dk, svc: siblingCommand("svc"), svcAbs: absCommand(siblingCommand("svc")),
 			keysAdmin: siblingCommand("keys-admin"), databaseURL: database.Redact(url)})
 		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)

@@ -20,7 +20,6 @@ import (
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel"
 )
 
@@ -42,13 +41,18 @@ Run 'svc-api migrate' before the first start.`,
 			if len(envErr) > 0 {
 				return usageError{errors.New(strings.Join(envErr, "; "))}
 			}
-			log, err := newLogger(cmd.ErrOrStderr(), c.LogLevel)
+			log, logs, err := newBufferedLogger(cmd.ErrOrStderr(), c.LogLevel)
 			if err != nil {
 				return err
 			}
+			c.logs = logs
 			ratelimit.SetLogger(log)
 			c.statementTimeout = c.DBDeadline
-			db, _, err := c.openDB(cmd.Context(), "svc.db")
+			url, err := c.databaseURL("svc.db")
+			if err != nil {
+				return err
+			}
+			db, err := database.Connect(cmd.Context(), withStatementTimeout(url, c.statementTimeout), database.Options{MaxOpenConns: c.DBMaxConns})
 			if err != nil {
 				return err
 			}
@@ -64,7 +68,7 @@ Run 'svc-api migrate' before the first start.`,
 
 // serve runs the API on db until ctx is done. ready, if not nil, is called
 // with the listening address once requests are accepted.
-func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready func(addr string)) error {
+func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, ready func(addr string)) error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usageError{errors.New("--tls-cert and --tls-key go together")}
 	}
@@ -75,15 +79,26 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
 	}
+	if c.logs != nil {
+		// The log's lines are written together (logBuffer) while serve
+		// runs, and all of them before it returns.
+		lctx, stopLogs := context.WithCancel(context.WithoutCancel(ctx))
+		logsDone := make(chan struct{})
+		go func() {
+			defer close(logsDone)
+			_ = c.logs.Run(lctx)
+		}()
+		defer func() { stopLogs(); <-logsDone }()
+	}
 	var metrics *telemetry.Metrics
-	var keyOpts []keys.Option
+	var keyOpts keys.AuthenticatorOptions
 	if c.MetricsAddr != "" {
 		if c.MetricsAddr == c.Listen {
 			return usageError{errors.New("--metrics-addr must differ from --listen: metrics are never served on the API's port")}
 		}
 		metrics = telemetry.NewMetrics()
-		metrics.RegisterDB(db.DB)
-		keyOpts = append(keyOpts, keys.WithLastUsedHook(metrics.LastUsedWrite))
+		metrics.RegisterDB(db.Bun.DB)
+		keyOpts.LastUsedHook = metrics.LastUsedWrite
 	}
 	// Every line JSON (issue #17 point 3): the standard library's log
 	// package and OpenTelemetry's own logger go through slog too.
@@ -106,8 +121,18 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	if tracer != nil {
 		log.Info("tracing on: spans exported with OTLP/HTTP as the OTEL_* variables say")
 	}
-	ks := keys.New(db, keyOpts...)
-	defer ks.Close()
+	ks := keys.NewAuthenticator(db, keyOpts)
+	// The last-used writer runs until the server has stopped, then writes
+	// what it holds. It takes one connection at a time, outside the
+	// admission gate, which keeps one connection of the pool for it
+	// (maxInFlight).
+	wctx, stopWriter := context.WithCancel(context.WithoutCancel(ctx))
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		_ = ks.Run(wctx)
+	}()
+	defer func() { stopWriter(); <-writerDone }()
 	st, err := store.New(ctx, db)
 	if err != nil {
 		return migrateHint(err)
@@ -115,7 +140,7 @@ func serve(ctx context.Context, c *config, db *bun.DB, log *slog.Logger, ready f
 	defer st.Close()
 	var reads server.Store = st
 	if urls := c.replicaURLs(); len(urls) > 0 {
-		if !database.IsPostgres(db) {
+		if !db.IsPostgres() {
 			return usageError{errors.New("--database-replica-urls needs a PostgreSQL primary")}
 		}
 		for i, u := range urls {
@@ -273,14 +298,17 @@ func servePprof(addr string, log *slog.Logger) (func(), error) {
 	return func() { _ = srv.Close() }, nil
 }
 
-// maxInFlight is --max-in-flight, or by default the pool's size: each
-// request in flight holds at most one connection at a time, so none then
-// waits inside database/sql's pool (server.admit). Fewer places trade
-// throughput for a lower p99 on a small machine (api-server/README.md,
-// Performance); more than the pool's size only moves the wait into the pool.
-func (c *config) maxInFlight(db *bun.DB) int {
+// maxInFlight is --max-in-flight, or by default the pool's size less one:
+// each request in flight holds at most one connection at a time, so none
+// then waits inside the pool (server.admit), and the one left is the
+// last-used writer's (keys.Authenticator.Run, which holds at most one at a
+// time and must neither wait behind the queue of requests nor make a
+// request wait in the pool). Fewer places trade throughput for a lower p99
+// on a small machine (api-server/README.md, Performance); more only move
+// the wait into the pool.
+func (c *config) maxInFlight(db *database.DB) int {
 	if c.MaxInFlight > 0 {
 		return c.MaxInFlight
 	}
-	return db.DB.Stats().MaxOpenConnections
+	return max(db.MaxConns()-1, 1)
 }

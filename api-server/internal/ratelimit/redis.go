@@ -43,6 +43,7 @@ type Redis struct {
 	cluster  bool
 	ns       string
 	deadline time.Duration
+	batch    *coalescer // nil on a Cluster
 }
 
 // keyPrefix is redis_rate's hard-coded key prefix.
@@ -206,6 +207,9 @@ func NewRedis(rawURL, namespace string, deadline time.Duration) (*Redis, error) 
 		opt.DisableIdentity = true
 		r.rdb = redis.NewClient(opt)
 	}
+	if !r.cluster {
+		r.batch = &coalescer{rdb: r.rdb, deadline: deadline}
+	}
 	return r, nil
 }
 
@@ -309,7 +313,19 @@ func (r *Redis) run(ctx context.Context, checks []Check, results []Result) (int,
 		// The values redis_rate sends: burst, rate, period in seconds.
 		args = append(args, c.Limit.Rate, c.Limit.Rate, c.Limit.Period.Seconds(), gate)
 	}
-	v, err := allowChecks.Run(ctx, r.rdb, keys, args...).Slice()
+	var v []any
+	var err error
+	if r.batch != nil {
+		var raw any
+		if raw, err = r.batch.run(ctx, keys, args); err == nil {
+			var ok bool
+			if v, ok = raw.([]any); !ok {
+				err = fmt.Errorf("unexpected script reply %T", raw)
+			}
+		}
+	} else {
+		v, err = allowChecks.Run(ctx, r.rdb, keys, args...).Slice()
+	}
 	if err != nil {
 		return 0, false, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}

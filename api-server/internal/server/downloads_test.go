@@ -38,11 +38,10 @@ func TestDownloads(t *testing.T) {
 
 	b := dbtest.SQLite(t)
 	must(testenv.Migrate(t.Context(), b.DB))
-	st, err := store.New(t.Context(), b.DB)
+	st, err := store.New(t.Context(), b.Handle)
 	must(err)
 	defer st.Close()
-	ks := keys.New(b.DB)
-	defer ks.Close()
+	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir})
 	must(err)
 	e := &env{t: t, h: h}
@@ -95,13 +94,12 @@ func TestDownloadsIndex(t *testing.T) {
 	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.New(t.Context(), b.DB)
+	st, err := store.New(t.Context(), b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ks := keys.New(b.DB)
-	defer ks.Close()
+	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	for _, tc := range []struct{ configured, site string }{
 		{"https://dl.example/", "https://dl.example"},
 		{"", "http://example.com"}, // httptest's request host
@@ -194,13 +192,12 @@ func TestDownloadsInstallScript(t *testing.T) {
 	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.New(t.Context(), b.DB)
+	st, err := store.New(t.Context(), b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ks := keys.New(b.DB)
-	defer ks.Close()
+	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	for _, tc := range []struct{ configured, host, site string }{
 		{"https://dl.example", "", "https://dl.example"},
 		{"", "127.0.0.1:18080", "http://127.0.0.1:18080"},        // the demo: the address the request came to
@@ -252,13 +249,12 @@ func TestHSTS(t *testing.T) {
 	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.New(t.Context(), b.DB)
+	st, err := store.New(t.Context(), b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ks := keys.New(b.DB)
-	defer ks.Close()
+	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), HSTS: true})
 	if err != nil {
 		t.Fatal(err)

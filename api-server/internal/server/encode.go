@@ -23,8 +23,11 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &
 // Content-Length is set so that net/http writes the body in one piece
 // instead of 4 KiB chunks (a write system call each).
 func writeJSON(c *gin.Context, b []byte) {
-	c.Header("Content-Length", strconv.Itoa(len(b)))
-	c.Data(http.StatusOK, jsonContentType, b)
+	h := c.Writer.Header()
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	c.Status(http.StatusOK)
+	_, _ = c.Writer.Write(b)
 }
 
 // appendMeta encodes m as encoding/json does.

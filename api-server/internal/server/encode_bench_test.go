@@ -33,7 +33,7 @@ var benchInsights = func() []store.InsightRow {
 
 type insightMemStore struct{ memStore }
 
-func (insightMemStore) InsightsPage(context.Context, string, store.ListParams) (store.Meta, *store.InsightPage, error) {
+func (insightMemStore) InsightsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.InsightPage, error) {
 	return store.Meta{AccountFound: true, DataAsOf: time.Unix(1_700_000_000, 0)}, store.PageOf(benchInsights), nil
 }
 

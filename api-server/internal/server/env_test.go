@@ -53,6 +53,9 @@ type opts struct {
 	lookups *atomic.Int64
 	// onLookup, when set, is called before every key lookup.
 	onLookup func()
+	// keyLookups, when set, counts the sequential key lookups (Lookup)
+	// and keeps the known-key path (Known), which lookups and onLookup turn off.
+	keyLookups *atomic.Int64
 	// maxInFlight is server.Config.MaxInFlight.
 	maxInFlight int
 	// onPage, when set, is called before every page read; onPing before
@@ -76,19 +79,19 @@ func (h hookedStore) page() {
 	}
 }
 
-func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.AccountPage, error) {
+func (h hookedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.AccountPage, error) {
 	h.page()
-	return h.Store.AccountsPage(ctx, orgID, p)
+	return h.Store.AccountsPage(ctx, orgID, p, pre)
 }
 
-func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.CampaignPage, error) {
+func (h hookedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.CampaignPage, error) {
 	h.page()
-	return h.Store.CampaignsPage(ctx, orgID, p)
+	return h.Store.CampaignsPage(ctx, orgID, p, pre)
 }
 
-func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.InsightPage, error) {
+func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error) {
 	h.page()
-	return h.Store.InsightsPage(ctx, orgID, p)
+	return h.Store.InsightsPage(ctx, orgID, p, pre)
 }
 
 func (h hookedStore) Ping(ctx context.Context) error {
@@ -107,6 +110,17 @@ type hookedLookup struct {
 func (h hookedLookup) Lookup(ctx context.Context, presented string) (*keys.Principal, error) {
 	h.hook()
 	return h.KeyLookup.Lookup(ctx, presented)
+}
+
+// countedAuthenticator counts Lookup calls; Known stays the Authenticator's.
+type countedAuthenticator struct {
+	*keys.Authenticator
+	n *atomic.Int64
+}
+
+func (c countedAuthenticator) Lookup(ctx context.Context, presented string) (*keys.Principal, error) {
+	c.n.Add(1)
+	return c.Authenticator.Lookup(ctx, presented)
 }
 
 type env struct {
@@ -131,10 +145,9 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	ctx := t.Context()
 	testenv.Load(t, b.DB, time.Now().UTC())
 	clk := &clock{}
-	ks := keys.New(b.DB, keys.WithClock(clk.Now))
-	t.Cleanup(ks.Close)
+	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{Now: clk.Now})
 	km := keys.NewManager(b.DB, keys.WithManagerClock(clk.Now))
-	st, err := store.New(ctx, b.DB)
+	st, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,12 +166,15 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 		t.Cleanup(func() { lim.Close() })
 	}
 	logs := &syncBuffer{}
-	var lookup server.KeyLookup = ks
+	var lookup server.KeyLookup = auth
 	if o.lookups != nil {
 		lookup = hookedLookup{lookup, func() { o.lookups.Add(1) }}
 	}
 	if o.onLookup != nil {
 		lookup = hookedLookup{lookup, o.onLookup}
+	}
+	if o.keyLookups != nil {
+		lookup = countedAuthenticator{auth, o.keyLookups}
 	}
 	var sst server.Store = st
 	if o.onPage != nil || o.onPing != nil {

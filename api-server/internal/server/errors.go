@@ -9,7 +9,6 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/store"
-	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
 )
@@ -56,18 +55,6 @@ func (s *Server) handleError(c *gin.Context, err error) {
 			slog.String("request_id", id), slog.String("error", err.Error()))
 		s.fail(c, http.StatusInternalServerError, "internal error (request id "+id+")")
 	}
-}
-
-// checkedScope returns Authorize's error for scope as a *keys.ScopeError
-// naming scope, so that the 403 says which scope was checked; other errors
-// are returned as they are. (Once Authorize returns a *keys.ScopeError
-// itself, this changes nothing.)
-func checkedScope(scope apikey.Scope, err error) error {
-	var se *keys.ScopeError
-	if errors.Is(err, keys.ErrScopeMissing) && !errors.As(err, &se) {
-		return &keys.ScopeError{Scope: scope}
-	}
-	return err
 }
 
 // clientGone reports whether the request's own context has ended, or is

@@ -28,15 +28,15 @@ type failingStore struct {
 	err error
 }
 
-func (f failingStore) AccountsPage(context.Context, string, store.ListParams) (store.Meta, *store.AccountPage, error) {
+func (f failingStore) AccountsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.AccountPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
-func (f failingStore) CampaignsPage(context.Context, string, store.ListParams) (store.Meta, *store.CampaignPage, error) {
+func (f failingStore) CampaignsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.CampaignPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
-func (f failingStore) InsightsPage(context.Context, string, store.ListParams) (store.Meta, *store.InsightPage, error) {
+func (f failingStore) InsightsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.InsightPage, error) {
 	return store.Meta{}, nil, f.err
 }
 
@@ -140,12 +140,12 @@ func proxiedPostgres(t *testing.T) (dbtest.Backend, *testenv.Proxy) {
 	}
 	proxy := testenv.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
-	db, err := database.Open(t.Context(), u.String(), database.Options{MaxOpenConns: 4})
+	h, err := database.Connect(t.Context(), u.String(), database.Options{MaxOpenConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return dbtest.Backend{Name: b.Name, DB: db, URL: u.String()}, proxy
+	t.Cleanup(func() { h.Close() })
+	return dbtest.Backend{Name: b.Name, DB: h.Bun, Handle: h, URL: u.String()}, proxy
 }
 
 // TestNewChangesNoGlobal: the constructor leaves gin's mode as the program

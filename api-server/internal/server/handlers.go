@@ -11,10 +11,14 @@ import (
 )
 
 // page runs step 7 of the pipeline: it validates the query (400 with every
-// problem). It returns false when it has answered.
+// problem; a pending key is read first, confirm). It returns false when it
+// has answered.
 func (s *Server) page(c *gin.Context, ep query.Endpoint) (query.Params, bool) {
 	q, problems := query.Parse(c.Request.URL.RawQuery, ep, s.now())
 	if len(problems) > 0 {
+		if !s.confirm(c) {
+			return q, false
+		}
 		s.fail(c, http.StatusBadRequest, problems)
 		return q, false
 	}
@@ -102,8 +106,8 @@ func (s *Server) listAccounts(c *gin.Context) {
 	}
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
-	m, rows, err := s.store.AccountsPage(ctx, state(c).principal.OrganizationID, listParams(q))
-	if !s.found(c, m, err) {
+	m, rows, err := s.store.AccountsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	if !s.settle(c, err) || !s.found(c, m, err) {
 		rows.Release()
 		return
 	}
@@ -117,8 +121,8 @@ func (s *Server) listCampaigns(c *gin.Context) {
 	}
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
-	m, rows, err := s.store.CampaignsPage(ctx, state(c).principal.OrganizationID, listParams(q))
-	if !s.found(c, m, err) {
+	m, rows, err := s.store.CampaignsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	if !s.settle(c, err) || !s.found(c, m, err) {
 		rows.Release()
 		return
 	}
@@ -132,8 +136,8 @@ func (s *Server) listInsights(c *gin.Context) {
 	}
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
-	m, rows, err := s.store.InsightsPage(ctx, state(c).principal.OrganizationID, listParams(q))
-	if !s.found(c, m, err) {
+	m, rows, err := s.store.InsightsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	if !s.settle(c, err) || !s.found(c, m, err) {
 		rows.Release()
 		return
 	}

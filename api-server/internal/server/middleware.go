@@ -24,10 +24,18 @@ type reqState struct {
 	id        string
 	start     time.Time
 	principal *keys.Principal
-	limits    [3]ratelimit.Result
-	nLimits   int
-	redact    bool // the URL held a credential: never log its path or query
-	depFail   bool // refused because a dependency failed: counted, not logged per request
+	// pending is the key's lookup when its identity was known (protect):
+	// it is read in the page's round trip (settle), or alone (confirm)
+	// when the request is refused before its page.
+	pending *keys.Pending
+	scope   apikey.Scope // checked by authorize
+	limits  [3]ratelimit.Result
+	nLimits int
+	redact  bool // the URL held a credential: never log its path or query
+	// hdr holds the values of the request's own headers (setHeader), so
+	// that they take no []string each.
+	hdr     [3]string
+	depFail bool // refused because a dependency failed: counted, not logged per request
 }
 
 const stateKey = "svc.state"
@@ -54,7 +62,7 @@ func (s *Server) begin(c *gin.Context) {
 		st.id = hex.EncodeToString(b[:])
 	}
 	c.Set(stateKey, st)
-	c.Header("X-Request-Id", st.id)
+	st.setHeader(c, hdrRequestID, "X-Request-Id", st.id)
 	// GET requests carry no body; bound whatever is sent.
 	if c.Request.Body != nil {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 4<<10)
@@ -91,6 +99,33 @@ func (s *Server) screen(c *gin.Context) {
 	c.Next()
 }
 
+// The values of the headers every response carries, set in place
+// (canonical keys, no []string per response): a header's value slice is
+// shared by all responses, so it is only ever replaced, never written to;
+// its capacity is its length, so that Header.Add copies it.
+var (
+	hdrNoStore = fixedHeader("no-store")
+	hdrNosniff = fixedHeader("nosniff")
+	hdrHSTS    = fixedHeader("max-age=31536000; includeSubDomains")
+	hdrJSON    = fixedHeader(jsonContentType)
+)
+
+func fixedHeader(v string) []string { return []string{v}[:1:1] }
+
+// The request's own header values, by their place in reqState.hdr.
+const (
+	hdrRequestID = iota
+	hdrRateLimit
+	hdrKeyExpires
+)
+
+// setHeader sets the response header key (canonical) to v, held in
+// st.hdr[i]: the header's value slice is st.hdr[i:i+1], capacity 1.
+func (st *reqState) setHeader(c *gin.Context, i int, key, v string) {
+	st.hdr[i] = v
+	c.Writer.Header()[key] = st.hdr[i : i+1 : i+1]
+}
+
 // headerBytes is about what the request's header block weighs on the wire.
 func headerBytes(r *http.Request) int {
 	n := len(r.Method) + len(r.RequestURI) + len(r.Host) + 16
@@ -104,13 +139,13 @@ func headerBytes(r *http.Request) int {
 
 func (s *Server) headers(c *gin.Context) {
 	h := c.Writer.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Cache-Control"] = hdrNoStore
+	h["X-Content-Type-Options"] = hdrNosniff
 	if s.hsts {
-		h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		h["Strict-Transport-Security"] = hdrHSTS
 	}
 	if strings.HasPrefix(c.Request.URL.Path, "/api/") {
-		h.Set("RateLimit-Policy", s.policy)
+		h["Ratelimit-Policy"] = s.policyHdr
 	}
 	c.Next()
 }
@@ -260,8 +295,15 @@ func (s *Server) protect(c *gin.Context) {
 	)
 	scheme, presented, ok := strings.Cut(c.GetHeader("Authorization"), " ")
 	if ok && strings.EqualFold(scheme, "Bearer") {
+		presented = strings.TrimSpace(presented)
+		if s.known != nil {
+			if pd, ok := s.known.Known(presented); ok {
+				s.protectKnown(c, st, ip, asked, pd)
+				return
+			}
+		}
 		lctx, cancel := context.WithTimeout(ctx, s.dbWait)
-		p, authErr = s.keys.Lookup(lctx, strings.TrimSpace(presented))
+		p, authErr = s.keys.Lookup(lctx, presented)
 		cancel()
 		s.noteDatabase(ctx, authErr)
 	}
@@ -295,13 +337,120 @@ func (s *Server) protect(c *gin.Context) {
 		return
 	}
 	st.principal = p
-	c.Header(KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
+	st.setHeader(c, hdrKeyExpires, KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
 	// 5. per-key and per-organization.
 	st.nLimits = 3
 	if !s.allowed(c, st, st.limits[1:3]) {
 		return
 	}
 	c.Next()
+}
+
+// protectKnown is protect for a key whose identity (id, organization,
+// scopes: what never changes) this process resolved before: one limiter
+// call takes the per-IP, per-key and per-organization buckets at once, and
+// the key's state (revoked, expired, issuer demoted or removed) is read
+// from the database after, in the round trip of the page (settle) or alone
+// when the request is refused before it (confirm): never answered from
+// memory. So a request makes two round trips (limiter, database), not
+// three. The answers are those of the steps in order but one: a key that
+// has become invalid since this process last saw it valid, on a request
+// that its key's or organization's bucket refuses, gets that 429, not 401
+// (and charges its buckets that once); its next request, the identity
+// forgotten, takes the sequential path.
+func (s *Server) protectKnown(c *gin.Context, st *reqState, ip string, asked time.Time, pd *keys.Pending) {
+	ctx := c.Request.Context()
+	checks := [3]ratelimit.Check{
+		{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true},
+		// One group, as in protect.
+		{Limit: s.keyLimit, Key: "key:" + pd.KeyID, Group: "org:" + pd.OrganizationID},
+		{Limit: s.orgLimit, Key: "org:" + pd.OrganizationID, Group: "org:" + pd.OrganizationID},
+	}
+	if err := s.limiter.Allow(ctx, checks[:], st.limits[:]); err != nil {
+		if !clientGone(ctx) {
+			s.breaker.failed(s.now())
+		}
+		s.handleError(c, err)
+		return
+	}
+	s.breaker.succeeded()
+	st.nLimits = 1
+	if !s.allowed(c, st, st.limits[:1]) {
+		s.refusals.put(ip, st.limits[0], asked)
+		return
+	}
+	st.nLimits = 3
+	if !s.allowed(c, st, st.limits[1:3]) {
+		return
+	}
+	st.pending = pd
+	c.Next()
+}
+
+// prelude is the request's pending key lookup for the store, or nil.
+func (s *Server) prelude(c *gin.Context) store.Prelude {
+	if pd := state(c).pending; pd != nil {
+		return pd
+	}
+	return nil
+}
+
+// settle reads the pending key lookup that went with the page (pageErr is
+// the page's; when it failed, found answers it): 401 for a key no longer
+// valid, 403 for an issuer no longer an admin. It returns false when it
+// has answered.
+func (s *Server) settle(c *gin.Context, pageErr error) bool {
+	st := state(c)
+	pd := st.pending
+	if pd == nil || pageErr != nil {
+		return true
+	}
+	st.pending = nil
+	p, err := pd.Principal()
+	return s.settled(c, st, p, err)
+}
+
+// confirm reads a pending key lookup on its own, for a request refused
+// before its page (a missing scope, a bad query), so that the answer is
+// the one the steps give in order: 401, then 403, then 400. It returns
+// false when it has answered.
+func (s *Server) confirm(c *gin.Context) bool {
+	st := state(c)
+	pd := st.pending
+	if pd == nil {
+		return true
+	}
+	st.pending = nil
+	ctx, cancel := s.dbContext(c)
+	p, err := pd.Resolve(ctx)
+	cancel()
+	return s.settled(c, st, p, err)
+}
+
+func (s *Server) settled(c *gin.Context, st *reqState, p *keys.Principal, err error) bool {
+	s.noteDatabase(c.Request.Context(), err)
+	if s.metrics != nil {
+		keyLookupMetric(s.metrics, err)
+	}
+	if err != nil {
+		s.handleError(c, err)
+		return false
+	}
+	st.principal = p
+	st.setHeader(c, hdrKeyExpires, KeyExpiresHeader, p.ExpiresAt.UTC().Format(time.RFC3339))
+	if err := p.Authorize(st.scope); err != nil {
+		s.handleError(c, err)
+		return false
+	}
+	return true
+}
+
+// orgID is the organization of the request's key.
+func (st *reqState) orgID() string {
+	if st.principal != nil {
+		return st.principal.OrganizationID
+	}
+	return st.pending.OrganizationID
 }
 
 // allowed sets the RateLimit header from the buckets checked so far and
@@ -353,14 +502,24 @@ func (s *Server) rateLimitHeader(c *gin.Context, st *reqState) {
 			v += ", " + item(&checked[i])
 		}
 	}
-	c.Header("RateLimit", v)
+	st.setHeader(c, hdrRateLimit, "Ratelimit", v)
 }
 
-// authorize is step 6.
+// authorize is step 6. For a pending key (protectKnown) the scope is
+// checked here and the issuer with the page (settle); a missing scope
+// reads the key's state first (confirm), for 401 before 403.
 func (s *Server) authorize(scope apikey.Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if err := state(c).principal.Authorize(scope); err != nil {
-			s.handleError(c, checkedScope(scope, err))
+		st := state(c)
+		st.scope = scope
+		if st.pending != nil {
+			if st.pending.Scopes.Has(scope) || s.confirm(c) {
+				c.Next()
+			}
+			return
+		}
+		if err := st.principal.Authorize(scope); err != nil {
+			s.handleError(c, err)
 			return
 		}
 		c.Next()
@@ -382,17 +541,22 @@ func (s *Server) admit(c *gin.Context) {
 	if s.gate == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), s.dbWait)
 	var t0 time.Time
 	if s.metrics != nil {
 		t0 = time.Now()
 		s.metrics.Queued()
 	}
-	err := s.gate.Acquire(ctx, 1)
+	var err error
+	// A free place with nobody waiting (TryAcquire keeps the arrival
+	// order: it fails when anyone waits) costs no context and no timer.
+	if !s.gate.TryAcquire(1) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), s.dbWait)
+		err = s.gate.Acquire(ctx, 1)
+		cancel()
+	}
 	if s.metrics != nil {
 		s.admitWait(t0, err)
 	}
-	cancel()
 	if err != nil {
 		if clientGone(c.Request.Context()) {
 			c.AbortWithStatus(statusClientClosed)

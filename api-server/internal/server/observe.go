@@ -111,18 +111,23 @@ func (o observedKeys) Lookup(ctx context.Context, presented string) (*keys.Princ
 	ctx, sp := child(ctx, o.tracer, "key lookup")
 	p, err := o.next.Lookup(ctx, presented)
 	endSpan(sp, err)
+	keyLookupMetric(o.metrics, err)
+	return p, err
+}
+
+// keyLookupMetric counts a key lookup's outcome.
+func keyLookupMetric(m *telemetry.Metrics, err error) {
 	switch {
 	case err == nil:
-		o.metrics.KeyLookup("found")
+		m.KeyLookup("found")
 	case errors.Is(err, keys.ErrUnauthenticated):
-		o.metrics.KeyLookup("unauthenticated")
+		m.KeyLookup("unauthenticated")
 	default:
-		o.metrics.KeyLookup("error")
+		m.KeyLookup("error")
 		if !errors.Is(err, context.Canceled) {
-			o.metrics.DatabaseError("key_lookup", telemetry.IsDeadline(err))
+			m.DatabaseError("key_lookup", telemetry.IsDeadline(err))
 		}
 	}
-	return p, err
 }
 
 // observedLimiter counts the limiter's decisions and failures and gives
@@ -165,23 +170,23 @@ func (o observedStore) done(sp trace.Span, op string, err error) {
 	}
 }
 
-func (o observedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.AccountPage, error) {
+func (o observedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.AccountPage, error) {
 	ctx, sp := child(ctx, o.tracer, "query accounts")
-	m, rows, err := o.next.AccountsPage(ctx, orgID, p)
+	m, rows, err := o.next.AccountsPage(ctx, orgID, p, pre)
 	o.done(sp, "accounts", err)
 	return m, rows, err
 }
 
-func (o observedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.CampaignPage, error) {
+func (o observedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.CampaignPage, error) {
 	ctx, sp := child(ctx, o.tracer, "query campaigns")
-	m, rows, err := o.next.CampaignsPage(ctx, orgID, p)
+	m, rows, err := o.next.CampaignsPage(ctx, orgID, p, pre)
 	o.done(sp, "campaigns", err)
 	return m, rows, err
 }
 
-func (o observedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.InsightPage, error) {
+func (o observedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error) {
 	ctx, sp := child(ctx, o.tracer, "query insights")
-	m, rows, err := o.next.InsightsPage(ctx, orgID, p)
+	m, rows, err := o.next.InsightsPage(ctx, orgID, p, pre)
 	o.done(sp, "insights", err)
 	return m, rows, err
 }

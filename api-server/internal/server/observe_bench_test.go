@@ -73,15 +73,15 @@ var benchAccounts = func() []store.AccountRow {
 	return rows
 }()
 
-func (memStore) AccountsPage(context.Context, string, store.ListParams) (store.Meta, *store.AccountPage, error) {
+func (memStore) AccountsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.AccountPage, error) {
 	return store.Meta{AccountFound: true, DataAsOf: time.Unix(1_700_000_000, 0)}, store.PageOf(benchAccounts), nil
 }
 
-func (memStore) CampaignsPage(context.Context, string, store.ListParams) (store.Meta, *store.CampaignPage, error) {
+func (memStore) CampaignsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.CampaignPage, error) {
 	return store.Meta{AccountFound: true}, nil, nil
 }
 
-func (memStore) InsightsPage(context.Context, string, store.ListParams) (store.Meta, *store.InsightPage, error) {
+func (memStore) InsightsPage(context.Context, string, store.ListParams, store.Prelude) (store.Meta, *store.InsightPage, error) {
 	return store.Meta{AccountFound: true}, nil, nil
 }
 

@@ -42,7 +42,7 @@ func BenchmarkPages(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	st, err := store.New(ctx, be.DB)
+	st, err := store.New(ctx, be.Handle)
 	if err != nil {
 		b.Fatal(err)
 	}

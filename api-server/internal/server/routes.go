@@ -36,6 +36,7 @@ func New(cfg Config) (http.Handler, error) {
 		metrics: cfg.Metrics, tracer: cfg.Tracer,
 	}
 	s.downloadsSite = cfg.DownloadsSiteURL
+	s.known, _ = cfg.Keys.(knownKeys)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
@@ -51,6 +52,7 @@ func New(cfg Config) (http.Handler, error) {
 		s.now = time.Now
 	}
 	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	s.policyHdr = fixedHeader(s.policy)
 
 	// gin's mode is a global of gin's: the program sets it (the cli
 	// package, once), not this constructor.

@@ -21,19 +21,29 @@ import (
 // BasePath is the API root (SPEC §4).
 const BasePath = "/api/v1/developer"
 
-// KeyLookup resolves a presented key (keys-admin's *keys.Service).
+// KeyLookup resolves a presented key (keys-admin's *keys.Authenticator).
 type KeyLookup interface {
 	Lookup(ctx context.Context, presented string) (*keys.Principal, error)
+}
+
+// knownKeys is a KeyLookup that remembers what never changes about the
+// keys it resolved (*keys.Authenticator on PostgreSQL): for such a key the
+// limiter runs first, from the remembered organization, and the key's
+// state is read in the round trip of the page (protect, settle).
+type knownKeys interface {
+	Known(presented string) (*keys.Pending, bool)
 }
 
 // Store reads snapshot rows (*store.Store).
 type Store interface {
 	// The *Page methods return the organization's snapshot meta (and whether
 	// p.AccountID is one of its accounts) with a page of rows, in one round
-	// trip on PostgreSQL. The caller releases the page once encoded.
-	AccountsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.AccountPage, error)
-	CampaignsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.CampaignPage, error)
-	InsightsPage(ctx context.Context, orgID string, p store.ListParams) (store.Meta, *store.InsightPage, error)
+	// trip on PostgreSQL, which carries pre's statement (the key lookup)
+	// too when pre is not nil (only given on PostgreSQL). The caller
+	// releases the page once encoded.
+	AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.AccountPage, error)
+	CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.CampaignPage, error)
+	InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error)
 	Ping(ctx context.Context) error
 }
 
@@ -101,6 +111,7 @@ const MaxHeaderBytes = 16 << 10
 // Server holds the handlers' dependencies.
 type Server struct {
 	keys      KeyLookup
+	known     knownKeys // nil: every key takes the sequential path
 	store     Store
 	limiter   ratelimit.Limiter
 	keyLimit  ratelimit.Limit
@@ -114,6 +125,7 @@ type Server struct {
 	breaker   breaker // of the limit store
 	dbBreaker breaker // of the database
 	policy    string
+	policyHdr []string // {policy}: see fixedHeader
 	hsts      bool
 	openapi   []byte
 	downloads string

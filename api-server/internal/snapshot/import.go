@@ -867,7 +867,9 @@ var insightColumns = func() []string {
 // checks SQLite runs beforehand name the elements.
 func (im *importer) mergeInsights(ctx context.Context, nowArg string, numeric func(string) string) error {
 	set := make([]string, 0, len(insightColumns)+1)
-	for _, c := range append(insightColumns, "updated_at") {
+	// A full slice expression: insightColumns has spare capacity, and
+	// concurrent imports must not append into its shared array.
+	for _, c := range append(insightColumns[:len(insightColumns):len(insightColumns)], "updated_at") {
 		set = append(set, c+" = excluded."+c)
 	}
 	q := `INSERT INTO insights_daily AS d (id, organization_id, ` + strings.Join(insightColumns, ", ") + `, updated_at)

@@ -50,13 +50,13 @@ func TestPageRelease(t *testing.T) {
 	}
 	today := time.Now().UTC()
 	testenv.Load(t, b.DB, today)
-	st, err := store.New(ctx, b.DB)
+	st, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	p := store.ListParams{Limit: 10, From: today.AddDate(0, 0, -89).Format(time.DateOnly), To: today.Format(time.DateOnly)}
-	_, page, err := st.InsightsPage(ctx, "org_a", p)
+	_, page, err := st.InsightsPage(ctx, "org_a", p, nil)
 	if err != nil || page.Len() == 0 {
 		t.Fatalf("%v, %d rows", err, page.Len())
 	}
@@ -71,7 +71,7 @@ func TestPageRelease(t *testing.T) {
 	if id == idCopy {
 		t.Fatal("the released arena was not poisoned: this test checks nothing")
 	}
-	_, again, err := st.InsightsPage(ctx, "org_a", p)
+	_, again, err := st.InsightsPage(ctx, "org_a", p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

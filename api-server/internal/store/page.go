@@ -14,47 +14,65 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// Prelude is a statement sent in the round trip of a page, before it, and
+// read before it: the request's key lookup (keys.Pending), so that a
+// request makes one database round trip, not two. It is only given to a
+// PostgreSQL store. Its statement sees the primary: Routed runs it there,
+// alone, when the page is read on a replica.
+type Prelude interface {
+	// Query returns the statement and its arguments.
+	Query() (string, []any)
+	// Scan reads the statement's one row (pgx.ErrNoRows when none is a
+	// result for it to record, not an error).
+	Scan(row pgx.Row) error
+}
+
+// errPreludeSQLite: a Prelude needs PostgreSQL (the caller's mistake).
+var errPreludeSQLite = errors.New("store: a Prelude is only sent to PostgreSQL")
+
 // AccountsPage returns the organization's meta (Meta) and a page of its
-// accounts (Accounts). On PostgreSQL both come from one statement. The
+// accounts (Accounts). On PostgreSQL both come from one statement, sent
+// with pre's (if not nil; only on PostgreSQL) in one round trip. The
 // caller releases the page (Page.Release) once it has encoded it.
-func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
-	return s.r.accountsPage(ctx, orgID, p)
+func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
+	return s.r.accountsPage(ctx, orgID, p, pre)
 }
 
 // CampaignsPage is AccountsPage for campaigns.
-func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
-	return s.r.campaignsPage(ctx, orgID, p)
+func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
+	return s.r.campaignsPage(ctx, orgID, p, pre)
 }
 
 // InsightsPage is AccountsPage for daily insights, ordered by date
 // descending, then id.
-func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
-	return s.r.insightsPage(ctx, orgID, p)
+func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
+	return s.r.insightsPage(ctx, orgID, p, pre)
 }
 
 // reader reads the pages in one database's dialect, with its own SQL
 // (resources_gen.go): pgReader (one statement per page through pgx, raw
-// rows decoded by the generated decoders) and sqliteReader (prepared
-// statements, rows scanned by the generated scans).
+// rows decoded by the generated decoders, with the Prelude in the same
+// round trip) and sqliteReader (prepared statements, rows scanned by the
+// generated scans; no Prelude).
 type reader interface {
-	accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error)
-	campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error)
-	insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error)
+	accountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error)
+	campaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error)
+	insightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error)
 }
 
 // pgReader reads PostgreSQL's pages: pgPageForms through pgPage.
 type pgReader struct{ *Store }
 
-func (s pgReader) accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
+func (s pgReader) accountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
 	q, args := qAccounts, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qAccountsByAccount, append(args, p.AccountID)
 	}
 	out := newAccountPage(p.Limit)
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, decodeInto(out, decodeAccount))
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, pre, decodeInto(out, decodeAccount))
 	if err != nil {
 		out.Release()
 		return m, nil, fmt.Errorf("list accounts: %w", err)
@@ -62,13 +80,13 @@ func (s pgReader) accountsPage(ctx context.Context, orgID string, p ListParams) 
 	return m, out, nil
 }
 
-func (s pgReader) campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
+func (s pgReader) campaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
 	q, args := qCampaigns, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qCampaignsByAccount, append(args, p.AccountID)
 	}
 	out := newCampaignPage(p.Limit)
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, decodeInto(out, decodeCampaign))
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, pre, decodeInto(out, decodeCampaign))
 	if err != nil {
 		out.Release()
 		return m, nil, fmt.Errorf("list campaigns: %w", err)
@@ -77,7 +95,7 @@ func (s pgReader) campaignsPage(ctx context.Context, orgID string, p ListParams)
 }
 
 // insightsPage reads pages from offset seekFrom on with the seek.
-func (s pgReader) insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
+func (s pgReader) insightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
 	seek := p.Offset >= seekFrom
 	q, args := qInsights, []any{orgID, p.Limit, p.Offset, p.From, p.To}
 	if seek {
@@ -90,13 +108,16 @@ func (s pgReader) insightsPage(ctx context.Context, orgID string, p ListParams) 
 		}
 	}
 	out := newInsightPage(p.Limit)
-	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, decodeInto(out, decodeInsight))
+	m, err := s.pgPage(ctx, orgID, p.AccountID, q, args, pre, decodeInto(out, decodeInsight))
 	if err != nil {
 		out.Release()
 		return m, nil, fmt.Errorf("list insights: %w", err)
 	}
 	return m, out, nil
 }
+
+// errColumnCount: a raw row does not have the columns its decoder reads.
+var errColumnCount = errors.New("raw row: column count mismatch")
 
 // decodeInto returns pgPage's scan for one resource: the row after the
 // meta columns, decoded into out (its text in out's arena).
@@ -119,20 +140,23 @@ func decodeInto[R any](out *Page[R], decode func([][]byte, []pgconn.FieldDescrip
 // meta, then the plain list query.
 type sqliteReader struct{ *Store }
 
-func (s sqliteReader) accountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
-	return page(ctx, s.Store, orgID, p, s.Accounts)
+func (s sqliteReader) accountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
+	return page(ctx, s.Store, orgID, p, pre, s.Accounts)
 }
 
-func (s sqliteReader) campaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
-	return page(ctx, s.Store, orgID, p, s.Campaigns)
+func (s sqliteReader) campaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
+	return page(ctx, s.Store, orgID, p, pre, s.Campaigns)
 }
 
-func (s sqliteReader) insightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
-	return page(ctx, s.Store, orgID, p, s.Insights)
+func (s sqliteReader) insightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
+	return page(ctx, s.Store, orgID, p, pre, s.Insights)
 }
 
-func page[R any](ctx context.Context, s *Store, orgID string, p ListParams,
+func page[R any](ctx context.Context, s *Store, orgID string, p ListParams, pre Prelude,
 	list func(context.Context, string, ListParams) (*Page[R], error)) (Meta, *Page[R], error) {
+	if pre != nil {
+		return Meta{}, nil, errPreludeSQLite
+	}
 	m, err := s.Meta(ctx, orgID, p.AccountID)
 	if err != nil || !m.AccountFound {
 		return m, nil, err
@@ -141,69 +165,99 @@ func page[R any](ctx context.Context, s *Store, orgID string, p ListParams,
 	return m, rows, err
 }
 
-// errNotPgx: the PostgreSQL connection is not pgx's (database.Open always
-// opens it through pgx's database/sql driver).
-var errNotPgx = errors.New("postgres connection is not a pgx connection")
-
 // pgPage runs the list query q in its meta form (pageMetaForm: the meta
 // columns first) through pgx, prepared once per connection (pgx's
-// statement cache): one statement and one round trip. scan is called for
-// each row, whose first metaCols columns it skips. A page without rows
-// carries no meta, so the meta query follows then (a second round trip,
-// only for empty pages).
-// errColumnCount: a raw row does not have the columns its decoder reads.
-var errColumnCount = errors.New("raw row: column count mismatch")
-
-func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, scan func(pgx.Rows) error) (Meta, error) {
+// statement cache): one statement and one round trip; with pre, pre's
+// statement and q's are sent together in one batch (one round trip still),
+// and pre's row is read first. scan is called for each row, whose first
+// metaCols columns it skips. A page without rows carries no meta, so the
+// meta query follows then (a second round trip, only for empty pages).
+func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, pre Prelude, scan func(pgx.Rows) error) (Meta, error) {
 	var m Meta
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return m, err
 	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return errNotPgx
+	defer conn.Release()
+	var (
+		rows pgx.Rows
+		br   pgx.BatchResults
+	)
+	if pre == nil {
+		rows, err = conn.Query(ctx, pgPageForms[q], args...)
+	} else {
+		var b pgx.Batch
+		sql, preArgs := pre.Query()
+		b.Queue(sql, preArgs...)
+		b.Queue(pgPageForms[q], args...)
+		br = conn.SendBatch(ctx, &b)
+		if err = pre.Scan(br.QueryRow()); err == nil {
+			rows, err = br.Query()
 		}
-		rows, err := c.Conn().Query(ctx, pgPageForms[q], args...)
 		if err != nil {
-			return err
+			br.Close()
+			return m, err
 		}
-		n := 0
-		for rows.Next() {
-			if n == 0 {
-				d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
-				m = Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
-				if d.err != nil {
-					rows.Close()
-					return fmt.Errorf("read snapshot meta: %w", d.err)
-				}
-			}
-			n++
-			if err := scan(rows); err != nil {
+		defer br.Close()
+	}
+	if err != nil {
+		return m, err
+	}
+	n := 0
+	for rows.Next() {
+		if n == 0 {
+			d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
+			m = Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
+			if d.err != nil {
 				rows.Close()
-				return err
+				return m, fmt.Errorf("read snapshot meta: %w", d.err)
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil || n > 0 {
-			return err
+		n++
+		if err := scan(rows); err != nil {
+			rows.Close()
+			return m, err
 		}
-		var asOf pgtype.Timestamptz
-		var count int64
-		if accountID == "" {
-			err = c.Conn().QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
-		} else {
-			err = c.Conn().QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || n > 0 {
+		return m, err
+	}
+	if br != nil {
+		// The batch ends before the connection is used again.
+		if err := br.Close(); err != nil {
+			return m, err
 		}
-		if err != nil {
-			return fmt.Errorf("read snapshot meta: %w", err)
-		}
-		m = Meta{DataAsOf: nullTime(asOf).Time, AccountFound: count > 0}
-		return nil
-	})
-	return m, err
+	}
+	return pgMeta(ctx, conn, orgID, accountID)
+}
+
+// pgMeta reads the meta of an empty page on the page's own connection: a
+// request holds one connection at a time (the admission gate counts on
+// it), never a second one while it waits for the first.
+func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string) (Meta, error) {
+	var asOf pgtype.Timestamptz
+	var count int64
+	var err error
+	if accountID == "" {
+		err = conn.QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
+	} else {
+		err = conn.QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
+	}
+	if err != nil {
+		return Meta{}, fmt.Errorf("read snapshot meta: %w", err)
+	}
+	return Meta{DataAsOf: nullTime(asOf).Time, AccountFound: count > 0}, nil
+}
+
+// RunPrelude runs pre alone, on this store's database (Routed: the
+// primary's, when the page is read on a replica).
+func (s *Store) RunPrelude(ctx context.Context, pre Prelude) error {
+	if s.pool == nil {
+		return errPreludeSQLite
+	}
+	sql, args := pre.Query()
+	return pre.Scan(s.pool.QueryRow(ctx, sql, args...))
 }
 
 func nullTime(t pgtype.Timestamptz) NullTime {

@@ -36,7 +36,7 @@ func TestPagesMatchPlainQueries(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			st, err := store.New(ctx, b.DB)
+			st, err := store.New(ctx, b.Handle)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestPagesMatchPlainQueries(t *testing.T) {
 				for _, acc := range []string{"", "acc_a1", "acc_nope"} {
 					for _, off := range []int{0, 1, 50, 63, 64, 65, 100, 149, 150, 299, 300, 301, 450, 599, 600, 650, 10000} {
 						p := store.ListParams{Limit: 51, Offset: off, AccountID: acc, From: from, To: to}
-						m, got, err := st.InsightsPage(ctx, "org_a", p)
+						m, got, err := st.InsightsPage(ctx, "org_a", p, nil)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -94,12 +94,12 @@ func TestPagesMatchPlainQueries(t *testing.T) {
 			check("updated and deleted")
 			for _, acc := range []string{"", "acc_a1"} {
 				p := store.ListParams{Limit: 3, Offset: 1, AccountID: acc}
-				m, got, err := st.AccountsPage(ctx, "org_a", p)
+				m, got, err := st.AccountsPage(ctx, "org_a", p, nil)
 				want, err2 := st.Accounts(ctx, "org_a", p)
 				if err != nil || err2 != nil || !m.AccountFound || !reflect.DeepEqual(got.Rows(), want.Rows()) && want.Len() > 0 {
 					t.Errorf("accounts %q: %v %v %+v %v, want %v", acc, err, err2, m, got, want)
 				}
-				mc, gotC, err := st.CampaignsPage(ctx, "org_a", p)
+				mc, gotC, err := st.CampaignsPage(ctx, "org_a", p, nil)
 				wantC, err2 := st.Campaigns(ctx, "org_a", p)
 				if err != nil || err2 != nil || !mc.AccountFound || !reflect.DeepEqual(gotC.Rows(), wantC.Rows()) && wantC.Len() > 0 {
 					t.Errorf("campaigns %q: %v %v %+v %v, want %v", acc, err, err2, mc, gotC, wantC)

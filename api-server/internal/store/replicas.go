@@ -15,16 +15,16 @@ import (
 
 // Routed sends the snapshot reads (the *Page methods: accounts, campaigns,
 // insights and their meta and counts) to PostgreSQL read replicas, in turn,
-// and everything else to the primary: key lookups never come here (they
-// use the primary's *bun.DB through keys-admin), so a revocation is seen by
-// the next request. A replica is skipped while it is down, is not in
+// and everything else to the primary: a key lookup sent with a page (a
+// Prelude) runs on the primary, so a revocation is seen by the next
+// request. A replica is skipped while it is down, is not in
 // recovery, or lags more than MaxLag behind its primary, checked every
 // CheckEvery; a read that fails on a replica (a replica that went down
 // between two checks, a query cancelled by recovery) is read again on the
 // primary, and the replica is skipped until its next good check.
 //
-// Each replica is a pool of its own (database.Open: pgx's database/sql
-// driver, like the primary), not bun's WithReadOnlyReplica: the store runs
+// Each replica is a pool of its own (database.Connect: a pgx pool, like
+// the primary), not bun's WithReadOnlyReplica: the store runs
 // prepared statements and raw pgx queries, not bun's query builder, and
 // bun's replicas have no lag bound or health check.
 type Routed struct {
@@ -43,14 +43,14 @@ type ReplicaOptions struct {
 	MaxLag     time.Duration // a replica further behind is skipped (0: 10 s)
 	CheckEvery time.Duration // health and lag check interval (0: 1 s)
 	Deadline   time.Duration // bound of a check (0: 1 s)
-	MaxConns   int           // pool size of each replica (0: database.Open's)
+	MaxConns   int           // pool size of each replica (0: database.Connect's)
 }
 
 type replica struct {
 	url  string // with the password; only Redact(url) is ever shown
 	name string // Redact(url)
 
-	db *bun.DB // only the check goroutine (and Close, after it) touches db and logged
+	db *database.DB // only the check goroutine (and Close, after it) touches db and logged
 	// logged is when the replica's lag was last logged.
 	logged time.Time
 	st     atomic.Pointer[Store]
@@ -133,14 +133,14 @@ func (r *Routed) check(ctx context.Context, rp *replica) {
 	var why string
 	var lag time.Duration
 	if rp.db == nil {
-		db, err := database.Open(ctx, rp.url, database.Options{MaxOpenConns: r.opt.MaxConns})
+		db, err := database.Connect(ctx, rp.url, database.Options{MaxOpenConns: r.opt.MaxConns})
 		if err == nil {
 			var st *Store
 			if st, err = New(ctx, db); err != nil {
 				db.Close()
 			} else {
 				rp.db = db
-				rp.bd.Store(db)
+				rp.bd.Store(db.Bun)
 				rp.st.Store(st)
 			}
 		}
@@ -151,7 +151,7 @@ func (r *Routed) check(ctx context.Context, rp *replica) {
 	if rp.db != nil {
 		var inRecovery bool
 		var secs float64
-		if err := rp.db.QueryRowContext(ctx, lagQuery).Scan(&inRecovery, &secs); err != nil {
+		if err := rp.db.Bun.QueryRowContext(ctx, lagQuery).Scan(&inRecovery, &secs); err != nil {
 			why = "unreachable"
 		} else {
 			lag = time.Duration(secs * float64(time.Second))
@@ -211,30 +211,39 @@ func (r *Routed) pick() (*replica, *Store) {
 
 // routed runs read on a healthy replica, and on the primary when there is
 // none or the replica's read fails for any reason but the caller's context.
-func routed[T any](ctx context.Context, r *Routed, read func(*Store) (Meta, T, error)) (Meta, T, error) {
+// pre (the key lookup) always runs on the primary: alone before the read
+// when the read goes to a replica, in the read's round trip otherwise.
+func routed[T any](ctx context.Context, r *Routed, pre Prelude, read func(*Store, Prelude) (Meta, T, error)) (Meta, T, error) {
 	if rp, st := r.pick(); st != nil {
-		m, v, err := read(st)
+		if pre != nil {
+			if err := r.primary.RunPrelude(ctx, pre); err != nil {
+				var zero T
+				return Meta{}, zero, err
+			}
+		}
+		m, v, err := read(st, nil)
 		if err == nil || ctx.Err() != nil {
 			return m, v, err
 		}
 		r.markDown(rp, err)
+		return read(r.primary, nil)
 	}
-	return read(r.primary)
+	return read(r.primary, pre)
 }
 
 // AccountsPage reads on a replica when one is healthy.
-func (r *Routed) AccountsPage(ctx context.Context, orgID string, p ListParams) (Meta, *AccountPage, error) {
-	return routed(ctx, r, func(s *Store) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p) })
+func (r *Routed) AccountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p, pre) })
 }
 
 // CampaignsPage reads on a replica when one is healthy.
-func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams) (Meta, *CampaignPage, error) {
-	return routed(ctx, r, func(s *Store) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p) })
+func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p, pre) })
 }
 
 // InsightsPage reads on a replica when one is healthy.
-func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams) (Meta, *InsightPage, error) {
-	return routed(ctx, r, func(s *Store) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p) })
+func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p, pre) })
 }
 
 // Ping reports whether the primary answers: replicas are optional, reads

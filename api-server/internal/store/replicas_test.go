@@ -24,7 +24,7 @@ func TestRoutedFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Load(t, b.DB, time.Now().UTC())
-	primary, err := store.New(ctx, b.DB)
+	primary, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +42,12 @@ func TestRoutedFallsBack(t *testing.T) {
 	if strings.Contains(st[0].Name, "secret-pw") {
 		t.Fatalf("status shows the password: %+v", st[0])
 	}
-	want, wrows, err := primary.AccountsPage(ctx, "org_a", store.ListParams{Limit: 10})
+	want, wrows, err := primary.AccountsPage(ctx, "org_a", store.ListParams{Limit: 10}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 4 {
-		m, rows, err := rt.AccountsPage(ctx, "org_a", store.ListParams{Limit: 10})
+		m, rows, err := rt.AccountsPage(ctx, "org_a", store.ListParams{Limit: 10}, nil)
 		if err != nil || m != want || rows.Len() != wrows.Len() || rows.Len() == 0 {
 			t.Fatalf("routed read: %v %+v %d rows, primary %+v %d rows", err, m, rows.Len(), want, wrows.Len())
 		}

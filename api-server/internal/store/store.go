@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // ListParams selects one page. Limit is the number of rows to read (the API
@@ -37,8 +37,9 @@ type Meta struct {
 // Store runs the API's read queries. Every query is scoped by organization
 // and served by an index range scan on (organization_id, …).
 type Store struct {
-	db *sql.DB
-	r  reader
+	db   *sql.DB
+	pool *pgxpool.Pool // PostgreSQL: the *Page statements go through pgx; nil on SQLite
+	r    reader
 	// stmts are the plain queries of the database's dialect, prepared:
 	// SQLite's pages, the meta of PostgreSQL's empty pages (pgPage), and
 	// tests.
@@ -73,12 +74,13 @@ const metaCols = 2
 func pgForm(name queryName) string { return pgQueries[name] }
 
 // New prepares the read queries on db (the texts of its dialect,
-// resources_gen.go). Close releases them.
-func New(ctx context.Context, db *bun.DB) (*Store, error) {
-	s := &Store{db: db.DB}
+// resources_gen.go). Close releases them. On PostgreSQL the pages are read
+// through db.Pool.
+func New(ctx context.Context, db *database.DB) (*Store, error) {
+	s := &Store{db: db.Bun.DB, pool: db.Pool}
 	texts := sqliteQueries
 	s.r = sqliteReader{s}
-	if database.IsPostgres(db) {
+	if db.IsPostgres() {
 		texts, s.r = pgQueries, pgReader{s}
 	}
 	s.stmts = make(map[queryName]*sql.Stmt, len(texts))

@@ -210,7 +210,7 @@ func (m *Metrics) KeyLookup(outcome string) {
 }
 
 // LastUsedWrite records one background write of a key's last-used time
-// (keys.WithLastUsedHook).
+// (keys.AuthenticatorOptions.LastUsedHook).
 func (m *Metrics) LastUsedWrite(err error) {
 	if m == nil {
 		return

@@ -27,6 +27,8 @@ type Backend struct {
 	Name string // "postgres" or "sqlite"
 	URL  string // a URL database.Open accepts, pointing at this test's own schema or file
 	DB   *bun.DB
+	// Handle is DB with, on PostgreSQL, its pgx pool.
+	Handle *database.DB
 }
 
 // PostgresURL returns the base URL of the test server.
@@ -65,10 +67,11 @@ func Postgres(t testing.TB) Backend {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := database.Open(ctx, u.String(), database.Options{})
+	h, err := database.Connect(ctx, u.String(), database.Options{})
 	if err != nil {
 		t.Fatalf("open test schema: %v", err)
 	}
+	db := h.Bun
 	t.Cleanup(func() {
 		db.Close()
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -78,19 +81,19 @@ func Postgres(t testing.TB) Backend {
 		}
 		admin.Close()
 	})
-	return Backend{Name: "postgres", URL: u.String(), DB: db}
+	return Backend{Name: "postgres", URL: u.String(), DB: db, Handle: h}
 }
 
 // SQLite returns a connection to a new database file in a temporary directory.
 func SQLite(t testing.TB) Backend {
 	t.Helper()
 	rawURL := "sqlite:" + filepath.Join(t.TempDir(), "test.db")
-	db, err := database.Open(context.Background(), rawURL, database.Options{})
+	h, err := database.Connect(context.Background(), rawURL, database.Options{})
 	if err != nil {
 		t.Fatalf("open sqlite: %v", err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return Backend{Name: "sqlite", URL: rawURL, DB: db}
+	t.Cleanup(func() { h.Close() })
+	return Backend{Name: "sqlite", URL: rawURL, DB: h.Bun, Handle: h}
 }
 
 // Each runs f as a parallel subtest on PostgreSQL and on SQLite, each with a

@@ -1,0 +1,70 @@
+package keys
+
+import "sync"
+
+// identityCache remembers the Identity of up to about max keys, by the
+// SHA-256 of the key. It is two generations of maps: entries go into the
+// current one; when that holds max/2, it becomes the previous one and the
+// one before is dropped. A hit in the previous generation moves the entry
+// forward, so the keys in use stay. Every operation is O(1).
+type identityCache struct {
+	half int
+
+	mu   sync.Mutex
+	cur  map[[32]byte]Identity
+	prev map[[32]byte]Identity
+}
+
+func newIdentityCache(n int) *identityCache {
+	half := max(n/2, 1)
+	return &identityCache{half: half, cur: make(map[[32]byte]Identity)}
+}
+
+func (c *identityCache) get(hash []byte) (Identity, bool) {
+	k := [32]byte(hash)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id, ok := c.cur[k]; ok {
+		return id, true
+	}
+	id, ok := c.prev[k]
+	if ok {
+		delete(c.prev, k)
+		c.putLocked(k, id)
+	}
+	return id, ok
+}
+
+func (c *identityCache) put(hash []byte, id Identity) {
+	k := [32]byte(hash)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.cur[k]; ok && old == id {
+		return
+	}
+	c.putLocked(k, id)
+}
+
+func (c *identityCache) putLocked(k [32]byte, id Identity) {
+	if len(c.cur) >= c.half {
+		c.prev, c.cur = c.cur, make(map[[32]byte]Identity, c.half)
+	}
+	c.cur[k] = id
+}
+
+func (c *identityCache) forget(hash []byte) {
+	if len(hash) != 32 {
+		return
+	}
+	k := [32]byte(hash)
+	c.mu.Lock()
+	delete(c.cur, k)
+	delete(c.prev, k)
+	c.mu.Unlock()
+}
+
+func (c *identityCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.cur) + len(c.prev)
+}
