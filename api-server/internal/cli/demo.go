@@ -32,8 +32,9 @@ import (
 // active keys is the oldest demo key revoked, and the output says so.
 const demoKeyName = "svc-api demo"
 
-// demoKeyDays is the lifetime of a demo key.
-const demoKeyDays = 7
+// demoKeyDays is the lifetime of a demo key: longer than svc's key-expiry
+// warning (7 days), so that a fresh demo key does not warn on every command.
+const demoKeyDays = 30
 
 // The demo's clock and timer; tests move them across midnight.
 var (
@@ -54,7 +55,7 @@ or Redis needed; rate limits are kept in process. SVC_DATABASE_URL and SVC_REDIS
 ignored: pass --database-url to run the demo on another database.
 
 Running it again refreshes the data and prints a new key; keys printed by earlier runs
-stay valid until they expire (7 days), unless the organization reaches its limit of 10
+stay valid until they expire (30 days), unless the organization reaches its limit of 10
 active keys, when the oldest demo key is revoked (the output says so). While it runs,
 the data is extended at each UTC midnight, so that "today" always has rows.
 
