@@ -80,7 +80,7 @@ type testAPI struct {
 	responses map[string]*apiResponse // by endpoint ("/accounts"); nil: the fixtures
 }
 
-func newTestAPI(t *testing.T) *testAPI {
+func newTestAPI(t testing.TB) *testAPI {
 	t.Helper()
 	api := &testAPI{responses: map[string]*apiResponse{}, api: svctest.API{
 		Key:      testKey,
