@@ -317,18 +317,8 @@ func (s *Server) protect(c *gin.Context) {
 			ratelimit.Check{Limit: s.keyLimit, Key: "key:" + p.KeyID, Group: "org:" + p.OrganizationID},
 			ratelimit.Check{Limit: s.orgLimit, Key: "org:" + p.OrganizationID, Group: "org:" + p.OrganizationID})
 	}
-	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
-		if !clientGone(ctx) {
-			s.breaker.failed(s.now())
-		}
-		s.handleError(c, err)
-		return
-	}
-	s.breaker.succeeded()
 	// 3. per-IP.
-	st.nLimits = 1
-	if !s.allowed(c, st, st.limits[:1]) {
-		s.refusals.put(ip, st.limits[0], asked)
+	if !s.takeLimits(c, st, checks, ip, asked) {
 		return
 	}
 	// 4. the key.
@@ -359,24 +349,13 @@ func (s *Server) protect(c *gin.Context) {
 // (and charges its buckets that once); its next request, the identity
 // forgotten, takes the sequential path.
 func (s *Server) protectKnown(c *gin.Context, st *reqState, ip string, asked time.Time, pd *keys.Pending) {
-	ctx := c.Request.Context()
 	checks := [3]ratelimit.Check{
 		{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true},
 		// One group, as in protect.
 		{Limit: s.keyLimit, Key: "key:" + pd.KeyID, Group: "org:" + pd.OrganizationID},
 		{Limit: s.orgLimit, Key: "org:" + pd.OrganizationID, Group: "org:" + pd.OrganizationID},
 	}
-	if err := s.limiter.Allow(ctx, checks[:], st.limits[:]); err != nil {
-		if !clientGone(ctx) {
-			s.breaker.failed(s.now())
-		}
-		s.handleError(c, err)
-		return
-	}
-	s.breaker.succeeded()
-	st.nLimits = 1
-	if !s.allowed(c, st, st.limits[:1]) {
-		s.refusals.put(ip, st.limits[0], asked)
+	if !s.takeLimits(c, st, checks[:], ip, asked) {
 		return
 	}
 	st.nLimits = 3
@@ -385,6 +364,29 @@ func (s *Server) protectKnown(c *gin.Context, st *reqState, ip string, asked tim
 	}
 	st.pending = pd
 	c.Next()
+}
+
+// takeLimits makes the request's one limiter call (checks, the per-IP
+// bucket first, results into st.limits) and answers what step 3 decides: a
+// limit store failure (503; the breaker counts it) or the per-IP bucket's
+// refusal (429, remembered in ipRefusals). It returns false when it has
+// answered.
+func (s *Server) takeLimits(c *gin.Context, st *reqState, checks []ratelimit.Check, ip string, asked time.Time) bool {
+	ctx := c.Request.Context()
+	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
+		if !clientGone(ctx) {
+			s.breaker.failed(s.now())
+		}
+		s.handleError(c, err)
+		return false
+	}
+	s.breaker.succeeded()
+	st.nLimits = 1
+	if !s.allowed(c, st, st.limits[:1]) {
+		s.refusals.put(ip, st.limits[0], asked)
+		return false
+	}
+	return true
 }
 
 // prelude is the request's pending key lookup for the store, or nil.
