@@ -133,7 +133,12 @@ func testMetrics(t *testing.T, e *env) {
 		{"svc_api_ratelimit_decisions_total", []string{"bucket", "ip", "outcome", "allowed"}, 5 + 3 + 4 + 2},
 		{"svc_api_ratelimit_errors_total", nil, 1},
 		{"svc_api_deadline_exceeded_total", []string{"dependency", "ratelimit"}, 1},
-		{"svc_api_key_lookups_total", []string{"outcome", "found"}, 5 + 3 + 1},
+		// Only the 5 served requests read the key: the key is known to
+		// the replica after its first request, so its limits are taken
+		// first, and the 3 refused by the key's bucket and the one of the
+		// Redis outage make no lookup (issue 21: refused requests stay
+		// cheaper than served ones).
+		{"svc_api_key_lookups_total", []string{"outcome", "found"}, 5},
 		{"svc_api_key_lookups_total", []string{"outcome", "unauthenticated"}, 4},
 		{"svc_api_database_errors_total", []string{"operation", "accounts"}, 0},
 	} {

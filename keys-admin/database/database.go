@@ -89,6 +89,10 @@ func Connect(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		// hold) closes the pool too.
 		sqldb := sql.OpenDB(closingConnector{stdlib.GetPoolConnector(pool), pool})
 		sqldb.SetMaxIdleConns(0)
+		// The pool bounds bun's connections anyway; the same bound on
+		// database/sql makes its statistics (svc-api's go_sql_* metrics)
+		// show the pool's size instead of "unlimited".
+		sqldb.SetMaxOpenConns(n)
 		db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool}
 		return ping(ctx, db, rawURL)
 	case strings.HasPrefix(rawURL, "sqlite:"):
