@@ -3,6 +3,7 @@ package keys_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -173,16 +174,15 @@ func TestLastUsedIsThrottled(t *testing.T) {
 	})
 }
 
-// pending sends a Known key's lookup through pgx as the api-server does (in
-// a batch with the page), and returns what it says.
+// pending reads a Known key's state through pgx as the api-server does
+// (StateSQL, there a CTE of the page's statement), and returns what it says.
 func pending(t *testing.T, b dbtest.Backend, auth *keys.Authenticator, key string) (*keys.Pending, *keys.Principal, error) {
 	t.Helper()
 	pd, ok := auth.Known(key)
 	if !ok {
 		t.Fatal("key not known")
 	}
-	sql, args := pd.Query()
-	if err := pd.Scan(b.Handle.Pool.QueryRow(t.Context(), sql, args...)); err != nil {
+	if err := pd.Scan(b.Handle.Pool.QueryRow(t.Context(), fmt.Sprintf(keys.StateSQL, 1), pd.Arg())); err != nil {
 		t.Fatal(err)
 	}
 	p, err := pd.Principal()

@@ -137,22 +137,26 @@ func (a *Authenticator) Lookup(ctx context.Context, presented string) (*Principa
 	if err != nil {
 		return nil, fmt.Errorf("look up api key: %w", err)
 	}
-	return a.principal(hash, &r)
+	return a.principal(hash, &r, nil)
 }
 
-// principal checks a found row and builds its Principal.
-func (a *Authenticator) principal(hash []byte, r *lookupRow) (*Principal, error) {
+// principal checks a found row and builds its Principal. id is the key's
+// Identity when known (a Pending), nil to read it from r.
+func (a *Authenticator) principal(hash []byte, r *lookupRow, id *Identity) (*Principal, error) {
 	now := a.clock()
 	if r.RevokedAt != nil || !now.Before(r.ExpiresAt) {
 		a.known.forget(hash)
 		return nil, ErrUnauthenticated
 	}
-	scopes, err := apikey.ParseScopes(r.Scopes)
-	if err != nil {
-		return nil, fmt.Errorf("stored scopes of key %s: %w", r.ID, err)
+	if id == nil {
+		scopes, err := apikey.ParseScopes(r.Scopes)
+		if err != nil {
+			return nil, fmt.Errorf("stored scopes of key %s: %w", r.ID, err)
+		}
+		id = &Identity{KeyID: r.ID, OrganizationID: r.OrganizationID, Scopes: scopes}
 	}
 	p := &Principal{
-		KeyID: r.ID, OrganizationID: r.OrganizationID, Scopes: scopes,
+		KeyID: id.KeyID, OrganizationID: id.OrganizationID, Scopes: id.Scopes,
 		ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt,
 		IssuerRemoved: r.RemovedAt != nil,
 	}
@@ -160,9 +164,9 @@ func (a *Authenticator) principal(hash []byte, r *lookupRow) (*Principal, error)
 		p.IssuerRole = *r.Role
 	}
 	if a.pool != nil {
-		a.known.put(hash, Identity{KeyID: r.ID, OrganizationID: r.OrganizationID, Scopes: scopes})
+		a.known.put(hash, *id)
 	}
-	a.w.mark(r.ID, r.LastUsedAt, now)
+	a.w.mark(id.KeyID, r.LastUsedAt, now)
 	return p, nil
 }
 
@@ -171,10 +175,27 @@ func (a *Authenticator) principal(hash []byte, r *lookupRow) (*Principal, error)
 // cache) and every lookup is one Bind/Execute; a query built with the hash
 // interpolated (as bun does) is a new statement each time: a Parse round
 // trip more and a plan per request.
-const lookupSQL = `SELECT k.id, k.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at
-	FROM developer_keys AS k
-	LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id
-	WHERE k.key_hash = $1`
+const lookupSQL = `SELECT k.id, k.organization_id, k.scopes, ` + stateSelect + keyByHash + `$1`
+
+// StateSQL selects the state of the key whose hash is parameter $%d (a
+// fmt verb: the caller numbers it): StateColumns, in one row, none for an
+// unknown key. It is how a caller reads a Pending key's state inside a
+// statement of its own (api-server's store: a CTE of each page statement,
+// so that a request's key and its page are one statement); Pending.Arg is
+// the parameter's value and Pending.Scan reads the columns.
+const StateSQL = `SELECT ` + stateSelect + keyByHash + `$%d`
+
+// StateColumns are the columns of StateSQL, in order.
+var StateColumns = [...]string{"expires_at", "revoked_at", "last_used_at", "role", "removed_at"}
+
+const (
+	stateSelect = `k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at`
+	keyByHash   = ` FROM developer_keys AS k LEFT JOIN organization_members AS m ` +
+		`ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = `
+)
+
+// stateAlone is StateSQL with the hash as $1: Pending.Resolve's statement.
+var stateAlone = fmt.Sprintf(StateSQL, 1)
 
 // scanLookup reads lookupSQL's row; no row is sql.ErrNoRows.
 func scanLookup(row pgx.Row, r *lookupRow) error {
@@ -228,10 +249,11 @@ func (a *Authenticator) Known(presented string) (*Pending, bool) {
 	return &Pending{Identity: id, a: a, hash: hash}, true
 }
 
-// Pending is a lookup of a key whose Identity is known, to be sent with
-// other statements in one round trip: the sender queues Query's statement,
-// passes its row to Scan, then asks Principal. Principal gives what Lookup
-// would have given at the time of the statement.
+// Pending is a lookup of a key whose Identity is known, to be read inside
+// another statement: the sender puts StateSQL in its statement with Arg as
+// the parameter, passes the state columns to Scan, then asks Principal.
+// Principal gives what Lookup would have given at the time of the
+// statement.
 type Pending struct {
 	Identity
 	a       *Authenticator
@@ -241,18 +263,34 @@ type Pending struct {
 	scanned bool
 }
 
-// Query returns the lookup's statement and arguments (PostgreSQL).
-func (p *Pending) Query() (string, []any) { return lookupSQL, []any{p.hash} }
+// Arg is the value of StateSQL's parameter for this key.
+func (p *Pending) Arg() any { return p.hash }
 
-// Scan reads the statement's row. It returns the database's error, nil when
-// the key was not found (Principal then says ErrUnauthenticated).
+// Scan reads StateColumns from row: StateSQL's row, or the same columns of
+// the caller's statement. No row (pgx.ErrNoRows), or a row of NULLs (a
+// scalar subquery over StateSQL that found nothing), is a key that is no
+// more: Principal then says ErrUnauthenticated. It returns the database's
+// error only.
 func (p *Pending) Scan(row pgx.Row) error {
 	p.scanned = true
-	p.err = scanLookup(row, &p.r)
-	if errors.Is(p.err, sql.ErrNoRows) {
+	var expires, revoked, lastUsed, removed pgtype.Timestamptz
+	var role pgtype.Text
+	err := row.Scan(&expires, &revoked, &lastUsed, &role, &removed)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), err == nil && !expires.Valid: // expires_at is NOT NULL
+		p.err = sql.ErrNoRows
 		return nil
+	case err != nil:
+		p.err = err
+		return err
 	}
-	return p.err
+	p.err = nil
+	p.r = lookupRow{ID: p.KeyID, OrganizationID: p.OrganizationID, ExpiresAt: expires.Time,
+		RevokedAt: timePtr(revoked), LastUsedAt: timePtr(lastUsed), RemovedAt: timePtr(removed)}
+	if role.Valid {
+		p.r.Role = &role.String
+	}
+	return nil
 }
 
 // Principal is the lookup's answer, as Lookup gives it: ErrUnauthenticated
@@ -267,12 +305,12 @@ func (p *Pending) Principal() (*Principal, error) {
 	case p.err != nil:
 		return nil, fmt.Errorf("look up api key: %w", p.err)
 	}
-	return p.a.principal(p.hash, &p.r)
+	return p.a.principal(p.hash, &p.r, &p.Identity)
 }
 
 // Resolve runs the lookup alone (one round trip) and returns Principal's answer.
 func (p *Pending) Resolve(ctx context.Context) (*Principal, error) {
-	if err := p.Scan(p.a.pool.QueryRow(ctx, lookupSQL, p.hash)); err != nil {
+	if err := p.Scan(p.a.pool.QueryRow(ctx, stateAlone, p.hash)); err != nil {
 		return nil, fmt.Errorf("look up api key: %w", err)
 	}
 	return p.Principal()

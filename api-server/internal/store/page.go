@@ -17,16 +17,18 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Prelude is a statement sent in the round trip of a page, before it, and
-// read before it: the request's key lookup (keys.Pending), so that a
-// request makes one database round trip, not two. It is only given to a
-// PostgreSQL store. Its statement sees the primary: Routed runs it there,
-// alone, when the page is read on a replica.
+// Prelude is the request's key, read in the page's own statement: its state
+// (keys.StateSQL, in the keyed forms of pgKeyedForms, with Arg as the last
+// parameter) comes in the statement's first row and goes to Scan, so that a
+// request makes one database round trip and one statement, not two. It is
+// only given to a PostgreSQL store; keys.Pending is the one there is. Its
+// statement sees the primary: Routed runs it there, alone (RunPrelude),
+// when the page is read on a replica.
 type Prelude interface {
-	// Query returns the statement and its arguments.
-	Query() (string, []any)
-	// Scan reads the statement's one row (pgx.ErrNoRows when none is a
-	// result for it to record, not an error).
+	// Arg is the value of the keyed forms' last parameter.
+	Arg() any
+	// Scan reads the key-state columns (keys.StateColumns); no row
+	// (pgx.ErrNoRows) or NULLs is a key not found, not an error.
 	Scan(row pgx.Row) error
 }
 
@@ -119,15 +121,15 @@ func (s pgReader) insightsPage(ctx context.Context, orgID string, p ListParams, 
 // errColumnCount: a raw row does not have the columns its decoder reads.
 var errColumnCount = errors.New("raw row: column count mismatch")
 
-// decodeInto returns pgPage's scan for one resource: the row after the
-// meta columns, decoded into out (its text in out's arena).
-func decodeInto[R any](out *Page[R], decode func([][]byte, []pgconn.FieldDescription, *[]byte) (R, error)) func(pgx.Rows) error {
-	return func(rows pgx.Rows) error {
+// decodeInto returns pgPage's scan for one resource: the row after its
+// first skip columns (meta, and key state), decoded into out (its text in out's arena).
+func decodeInto[R any](out *Page[R], decode func([][]byte, []pgconn.FieldDescription, *[]byte) (R, error)) func(pgx.Rows, int) error {
+	return func(rows pgx.Rows, skip int) error {
 		vals, fds := rows.RawValues(), rows.FieldDescriptions()
-		if len(vals) < metaCols || len(vals) != len(fds) {
+		if len(vals) < skip || len(vals) != len(fds) {
 			return errColumnCount
 		}
-		r, err := decode(vals[metaCols:], fds[metaCols:], &out.arena)
+		r, err := decode(vals[skip:], fds[skip:], &out.arena)
 		if err != nil {
 			return err
 		}
@@ -167,54 +169,38 @@ func page[R any](ctx context.Context, s *Store, orgID string, p ListParams, pre 
 
 // pgPage runs the list query q in its meta form (pageMetaForm: the meta
 // columns first) through pgx, prepared once per connection (pgx's
-// statement cache): one statement and one round trip; with pre, pre's
-// statement and q's are sent together in one batch (one round trip still),
-// and pre's row is read first. scan is called for each row, whose first
-// metaCols columns it skips. A page without rows carries no meta, so the
-// meta query follows then (a second round trip, only for empty pages).
-func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, pre Prelude, scan func(pgx.Rows) error) (Meta, error) {
+// statement cache): one statement and one round trip; with pre, in its
+// keyed form (pgKeyedForms: the key's state columns after the meta
+// columns, read by pre.Scan from the first row). scan is called for each
+// row, whose meta (and state) columns it skips. A page without rows
+// carries no meta, so the meta query (keyed with pre) follows then: a
+// second round trip, only for empty pages.
+func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, pre Prelude, scan func(pgx.Rows, int) error) (Meta, error) {
 	var m Meta
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return m, err
 	}
 	defer conn.Release()
-	var (
-		rows pgx.Rows
-		br   pgx.BatchResults
-	)
-	if pre == nil {
-		rows, err = conn.Query(ctx, pgPageForms[q], args...)
-	} else {
-		var b pgx.Batch
-		sql, preArgs := pre.Query()
-		b.Queue(sql, preArgs...)
-		b.Queue(pgPageForms[q], args...)
-		br = conn.SendBatch(ctx, &b)
-		if err = pre.Scan(br.QueryRow()); err == nil {
-			rows, err = br.Query()
-		}
-		if err != nil {
-			br.Close()
-			return m, err
-		}
-		defer br.Close()
+	form, skip := pgPageForms[q], metaCols
+	if pre != nil {
+		form, skip = pgKeyedForms[q], metaCols+stateCols
+		args = append(args, pre.Arg())
 	}
+	rows, err := conn.Query(ctx, form, args...)
 	if err != nil {
 		return m, err
 	}
 	n := 0
 	for rows.Next() {
 		if n == 0 {
-			d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
-			m = Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
-			if d.err != nil {
+			if m, err = readMeta(rows, pre); err != nil {
 				rows.Close()
-				return m, fmt.Errorf("read snapshot meta: %w", d.err)
+				return m, err
 			}
 		}
 		n++
-		if err := scan(rows); err != nil {
+		if err := scan(rows, skip); err != nil {
 			rows.Close()
 			return m, err
 		}
@@ -223,31 +209,77 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 	if err := rows.Err(); err != nil || n > 0 {
 		return m, err
 	}
-	if br != nil {
-		// The batch ends before the connection is used again.
-		if err := br.Close(); err != nil {
+	return pgMeta(ctx, conn, orgID, accountID, pre)
+}
+
+// readMeta reads the meta columns of a page's (or a meta query's) row, and
+// gives pre (if not nil) the key-state columns that follow them.
+func readMeta(rows pgx.Rows, pre Prelude) (Meta, error) {
+	d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
+	if len(d.vals) < metaCols || len(d.vals) != len(d.fds) {
+		return Meta{}, errColumnCount
+	}
+	m := Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
+	if d.err != nil {
+		return m, fmt.Errorf("read snapshot meta: %w", d.err)
+	}
+	if pre != nil {
+		if err := pre.Scan(stateRow{rows}); err != nil {
 			return m, err
 		}
 	}
-	return pgMeta(ctx, conn, orgID, accountID)
+	return m, nil
 }
 
-// pgMeta reads the meta of an empty page on the page's own connection: a
-// request holds one connection at a time (the admission gate counts on
-// it), never a second one while it waits for the first.
-func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string) (Meta, error) {
-	var asOf pgtype.Timestamptz
-	var count int64
-	var err error
-	if accountID == "" {
-		err = conn.QueryRow(ctx, pgForm(qMeta), orgID).Scan(&asOf, &count)
-	} else {
-		err = conn.QueryRow(ctx, pgForm(qMetaAccount), orgID, accountID).Scan(&asOf, &count)
+// stateRow is a pgx.Row over the key-state columns of a keyed form's row
+// (after the meta columns), scanned with the connection's type map.
+type stateRow struct{ rows pgx.Rows }
+
+func (r stateRow) Scan(dest ...any) error {
+	vals, fds := r.rows.RawValues(), r.rows.FieldDescriptions()
+	if len(dest) != stateCols || len(vals) < metaCols+stateCols {
+		return errColumnCount
 	}
+	tm := r.rows.Conn().TypeMap()
+	for i, d := range dest {
+		j := metaCols + i
+		if err := tm.Scan(fds[j].DataTypeOID, fds[j].Format, vals[j], d); err != nil {
+			return fmt.Errorf("read key state (%s): %w", fds[j].Name, err)
+		}
+	}
+	return nil
+}
+
+// pgMeta reads the meta of an empty page on the page's own connection (a
+// request holds one connection at a time: the admission gate counts on
+// it, never a second one while it waits for the first), with pre's key
+// state when pre is not nil.
+func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string, pre Prelude) (Meta, error) {
+	q, args := qMeta, []any{orgID}
+	if accountID != "" {
+		q, args = qMetaAccount, append(args, accountID)
+	}
+	form := pgForm(q)
+	if pre != nil {
+		form, args = pgKeyedForms[q], append(args, pre.Arg())
+	}
+	rows, err := conn.Query(ctx, form, args...)
 	if err != nil {
 		return Meta{}, fmt.Errorf("read snapshot meta: %w", err)
 	}
-	return Meta{DataAsOf: nullTime(asOf).Time, AccountFound: count > 0}, nil
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Meta{}, fmt.Errorf("read snapshot meta: %w", err)
+		}
+		return Meta{}, fmt.Errorf("read snapshot meta: %w", pgx.ErrNoRows)
+	}
+	m, err := readMeta(rows, pre)
+	if err != nil {
+		return m, err
+	}
+	rows.Close()
+	return m, rows.Err()
 }
 
 // RunPrelude runs pre alone, on this store's database (Routed: the
@@ -256,8 +288,7 @@ func (s *Store) RunPrelude(ctx context.Context, pre Prelude) error {
 	if s.pool == nil {
 		return errPreludeSQLite
 	}
-	sql, args := pre.Query()
-	return pre.Scan(s.pool.QueryRow(ctx, sql, args...))
+	return pre.Scan(s.pool.QueryRow(ctx, pgKeyState, pre.Arg()))
 }
 
 func nullTime(t pgtype.Timestamptz) NullTime {

@@ -9,32 +9,43 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/api-server/internal/testenv"
+	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
-	"github.com/jackc/pgx/v5"
+	"github.com/adsnap/svc/keys-admin/keys"
 )
 
-// echo is a Prelude that reads back its argument.
-type echo struct {
-	sql  string
-	arg  string
-	got  string
-	none bool
-}
-
-func (e *echo) Query() (string, []any) { return e.sql, []any{e.arg} }
-func (e *echo) Scan(row pgx.Row) error {
-	err := row.Scan(&e.got)
-	if errors.Is(err, pgx.ErrNoRows) {
-		e.none = true
-		return nil
+// knownKey creates a key of org_a on b, resolves it once and returns its
+// authenticator and id: Known then gives a Pending of it.
+func knownKey(t *testing.T, b dbtest.Backend, h *database.DB) (auth *keys.Authenticator, km *keys.Manager, key, id string) {
+	t.Helper()
+	ctx := t.Context()
+	km = keys.NewManager(b.DB)
+	k, err := km.Create(ctx, keys.CreateRequest{OrganizationID: "org_a", UserID: testenv.OwnerA, Name: "prelude",
+		Scopes: apikey.NewScopes(apikey.ScopeAccountsRead), ExpiresInDays: 30})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return err
+	auth = keys.NewAuthenticator(h, keys.AuthenticatorOptions{})
+	if _, err := auth.Lookup(ctx, k.Key); err != nil {
+		t.Fatal(err)
+	}
+	return auth, km, k.Key, k.ID
 }
 
-// TestPrelude: a Prelude goes in the page's round trip and is read before
-// it; the page is the one read without it; a Prelude's failure is the
-// call's; SQLite refuses one.
+func pending(t *testing.T, auth *keys.Authenticator, key string) *keys.Pending {
+	t.Helper()
+	pd, ok := auth.Known(key)
+	if !ok {
+		t.Fatal("the key is not known")
+	}
+	return pd
+}
+
+// TestPrelude: a known key's state is read in the page's own statement
+// (its keyed form) on every endpoint, with the page the one read without
+// it; a revoked key is seen by the very next page; SQLite refuses a
+// Prelude.
 func TestPrelude(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -48,33 +59,53 @@ func TestPrelude(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	auth, km, key, id := knownKey(t, b, b.Handle)
 	p := store.ListParams{Limit: 3}
 	wm, want, err := st.AccountsPage(ctx, "org_a", p, nil)
 	if err != nil || want.Len() == 0 {
 		t.Fatal(want, err)
 	}
 	for range 3 { // the statements are prepared on first use, then cached
-		pre := &echo{sql: "SELECT $1::text", arg: "hello"}
-		m, got, err := st.AccountsPage(ctx, "org_a", p, pre)
-		if err != nil || pre.got != "hello" || m != wm || !reflect.DeepEqual(got.Rows(), want.Rows()) {
-			t.Fatalf("with a prelude: %v %+v %+v %v", pre.got, m, got, err)
+		pd := pending(t, auth, key)
+		m, got, err := st.AccountsPage(ctx, "org_a", p, pd)
+		if err != nil || m != wm || !reflect.DeepEqual(got.Rows(), want.Rows()) {
+			t.Fatalf("with a prelude: %+v %+v %v", m, got, err)
+		}
+		if pr, err := pd.Principal(); err != nil || pr.KeyID != id || pr.IssuerRole != keys.RoleOwner {
+			t.Fatalf("the key's state read with the page: %+v %v", pr, err)
 		}
 	}
-	pre := &echo{sql: "SELECT $1::text WHERE false", arg: "x"}
-	if _, got, err := st.CampaignsPage(ctx, "org_a", p, pre); err != nil || !pre.none || got.Len() == 0 {
-		t.Fatalf("a prelude without a row: %v %v %v", pre.none, got, err)
+	pd := pending(t, auth, key)
+	if _, got, err := st.CampaignsPage(ctx, "org_a", p, pd); err != nil || got.Len() == 0 {
+		t.Fatalf("campaigns with a prelude: %v %v", got, err)
+	}
+	if _, err := pd.Principal(); err != nil {
+		t.Fatal(err)
 	}
 	from, to := today.AddDate(0, 0, -89).Format(time.DateOnly), today.Format(time.DateOnly)
-	pre = &echo{sql: "SELECT $1::text", arg: "ins"}
-	if _, got, err := st.InsightsPage(ctx, "org_a", store.ListParams{Limit: 3, From: from, To: to}, pre); err != nil || pre.got != "ins" || got.Len() == 0 {
-		t.Fatalf("insights with a prelude: %v %v %v", pre.got, got, err)
+	for _, offset := range []int{0, 500} { // the plain and the seek forms
+		pd = pending(t, auth, key)
+		if _, _, err := st.InsightsPage(ctx, "org_a", store.ListParams{Limit: 3, Offset: offset, From: from, To: to}, pd); err != nil {
+			t.Fatalf("insights at offset %d with a prelude: %v", offset, err)
+		}
+		if _, err := pd.Principal(); err != nil {
+			t.Fatalf("insights at offset %d: %v", offset, err)
+		}
 	}
-	if _, _, err := st.AccountsPage(ctx, "org_a", p, &echo{sql: "SELECT (1/(length($1::text)-1))::text", arg: "x"}); err == nil {
-		t.Fatal("a failing prelude: no error")
+
+	// Revoked: the next page's own statement says so.
+	if _, err := km.Revoke(ctx, "org_a", testenv.OwnerA, id); err != nil {
+		t.Fatal(err)
 	}
-	// The connection is usable afterwards.
-	if _, got, err := st.AccountsPage(ctx, "org_a", p, nil); err != nil || !reflect.DeepEqual(got.Rows(), want.Rows()) {
-		t.Fatal(got, err)
+	pd = pending(t, auth, key)
+	if _, got, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || got.Len() == 0 {
+		t.Fatalf("page of a revoked key: %v %v", got, err)
+	}
+	if _, err := pd.Principal(); !errors.Is(err, keys.ErrUnauthenticated) {
+		t.Fatalf("revoked key read with the page: %v, want ErrUnauthenticated", err)
+	}
+	if _, ok := auth.Known(key); ok {
+		t.Fatal("a revoked key is still known")
 	}
 
 	lite := dbtest.SQLite(t)
@@ -86,7 +117,7 @@ func TestPrelude(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sl.Close()
-	if _, _, err := sl.AccountsPage(ctx, "org_a", p, &echo{sql: "SELECT 1"}); err == nil {
+	if _, _, err := sl.AccountsPage(ctx, "org_a", p, pd); err == nil {
 		t.Fatal("SQLite accepted a prelude")
 	}
 }
@@ -94,7 +125,8 @@ func TestPrelude(t *testing.T) {
 // TestEmptyPageOneConnection: an empty page (its meta read by a second
 // statement) with or without a Prelude uses the page's one connection: a
 // store on a pool of one connection answers it, so a request in flight
-// never holds two (the admission gate counts on one).
+// never holds two (the admission gate counts on one); the key's state
+// comes with the meta.
 func TestEmptyPageOneConnection(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -112,25 +144,31 @@ func TestEmptyPageOneConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	p := store.ListParams{Limit: 3, AccountID: "acc_nope"}
-	for _, pre := range []*echo{nil, {sql: "SELECT $1::text", arg: "empty"}} {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		var prelude store.Prelude
-		if pre != nil {
-			prelude = pre
+	auth, _, key, _ := knownKey(t, b, h)
+	for _, p := range []store.ListParams{{Limit: 3, AccountID: "acc_nope"}, {Limit: 3, Offset: 9000}} {
+		for _, keyed := range []bool{false, true} {
+			var prelude store.Prelude
+			var pd *keys.Pending
+			if keyed {
+				pd = pending(t, auth, key)
+				prelude = pd
+			}
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			m, got, err := st.AccountsPage(cctx, "org_a", p, prelude)
+			cancel()
+			if err != nil || m.AccountFound != (p.AccountID == "") || got != nil && got.Len() != 0 {
+				t.Fatalf("%+v, keyed %v: %+v %v %v", p, keyed, m, got, err)
+			}
+			if keyed {
+				if _, err := pd.Principal(); err != nil {
+					t.Fatalf("%+v: the key's state with the meta: %v", p, err)
+				}
+			}
+			got.Release()
 		}
-		m, got, err := st.AccountsPage(cctx, "org_a", p, prelude)
-		cancel()
-		if err != nil || m.AccountFound || got != nil && got.Len() != 0 {
-			t.Fatalf("prelude %v: %+v %v %v", pre != nil, m, got, err)
-		}
-		if pre != nil && pre.got != "empty" {
-			t.Fatalf("prelude not read: %q", pre.got)
-		}
-		got.Release()
 	}
 	// The connection is usable afterwards: a page with rows.
-	if _, got, err := st.AccountsPage(ctx, "org_a", store.ListParams{Limit: 3}, &echo{sql: "SELECT $1::text", arg: "x"}); err != nil || got.Len() == 0 {
+	if _, got, err := st.AccountsPage(ctx, "org_a", store.ListParams{Limit: 3}, pending(t, auth, key)); err != nil || got.Len() == 0 {
 		t.Fatal(got, err)
 	}
 }

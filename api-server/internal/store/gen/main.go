@@ -16,6 +16,7 @@ import (
 	"text/template"
 
 	"github.com/adsnap/svc/api-server/internal/store/schema"
+	"github.com/adsnap/svc/keys-admin/keys"
 )
 
 func main() {
@@ -50,6 +51,8 @@ func Generate(target string) ([]byte, error) {
 		}
 		data["Resources"] = rs
 		data["Queries"] = queries(rs)
+		data["StateCols"] = len(keys.StateColumns)
+		data["KeyState"] = fmt.Sprintf(keys.StateSQL, 1)
 	case "snapshot":
 		t = snapshotTmpl
 		v, err := view(schema.Insight)
@@ -218,6 +221,32 @@ func selectList(r *resource, pg bool, prefix string) string {
 type query struct {
 	Name, Label        string
 	PG, PGPage, SQLite string // SQLite "": PostgreSQL only
+	// PGKeyed is PGPage (PG for the meta queries) with a known key's state
+	// read in the same statement: keys.StateSQL as the CTE key_state, its hash the
+	// statement's last parameter, and keys.StateColumns after the meta
+	// columns.
+	PGKeyed string
+}
+
+// keyed returns the keyed form of a statement: with, the statement's own
+// WITH list ("" when none, else "WITH …" up to its SELECT), sel the rest
+// after "SELECT " + meta, params the number of its parameters.
+func keyed(with, meta, sel string, params int) string {
+	cte := "WITH key_state AS MATERIALIZED (" + fmt.Sprintf(keys.StateSQL, params+1) + ")"
+	if with != "" {
+		cte += ", " + strings.TrimPrefix(with, "WITH ")
+	} else {
+		cte += " "
+	}
+	cols := make([]string, len(keys.StateColumns))
+	for i, c := range keys.StateColumns {
+		cols[i] = "(SELECT " + c + " FROM key_state)"
+	}
+	state := strings.Join(cols, ", ")
+	if sel != "" {
+		state += ", "
+	}
+	return cte + "SELECT " + meta + state + sel
 }
 
 const (
@@ -227,9 +256,11 @@ const (
 
 func queries(rs []*resource) []query {
 	out := []query{
-		{Name: "qMeta", Label: "meta", PG: "SELECT " + metaAsOf + ", 1",
-			SQLite: "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), 1"},
+		{Name: "qMeta", Label: "meta", PG: "SELECT " + metaAsOf + ", 1::bigint",
+			PGKeyed: keyed("", metaAsOf+", 1::bigint, ", "", 1),
+			SQLite:  "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), 1"},
 		{Name: "qMetaAccount", Label: "meta+account", PG: "SELECT " + metaAsOf + ", " + fmt.Sprintf(metaFoundCount, 2),
+			PGKeyed: keyed("", metaAsOf+", "+fmt.Sprintf(metaFoundCount, 2)+", ", "", 2),
 			SQLite: "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), " +
 				"(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?2)"},
 	}
@@ -239,6 +270,10 @@ func queries(rs []*resource) []query {
 			acc := 4
 			if r.Window {
 				acc = 6
+			}
+			params := acc - 1 // $1 organization, $2 limit, $3 offset (, $4 from, $5 to)
+			if byAccount {
+				params = acc
 			}
 			name, label := "q"+r.Plural, lower
 			meta := metaAsOf + ", 1::bigint, "
@@ -274,9 +309,10 @@ func queries(rs []*resource) []query {
 			}
 			from := " FROM " + r.Table + " WHERE "
 			out = append(out, query{Name: name, Label: label,
-				PG:     "SELECT " + selectList(r, true, "") + from + where(true, "") + tail(true),
-				PGPage: "SELECT " + meta + selectList(r, true, "") + from + where(true, "") + tail(true),
-				SQLite: "SELECT " + selectList(r, false, "") + from + where(false, "") + tail(false)})
+				PG:      "SELECT " + selectList(r, true, "") + from + where(true, "") + tail(true),
+				PGPage:  "SELECT " + meta + selectList(r, true, "") + from + where(true, "") + tail(true),
+				PGKeyed: keyed("", meta, selectList(r, true, "")+from+where(true, "")+tail(true), params),
+				SQLite:  "SELECT " + selectList(r, false, "") + from + where(false, "") + tail(false)})
 			if !r.Seek {
 				continue
 			}
@@ -297,8 +333,9 @@ func queries(rs []*resource) []query {
 				" AND i.date >= $4::date AND i.date <= (SELECT date FROM pos)" +
 				" AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2"
 			out = append(out, query{Name: name + "Seek", Label: label + " (seek)",
-				PG:     cte + "SELECT " + selectList(r, true, "i.") + seekWhere,
-				PGPage: cte + "SELECT " + meta + selectList(r, true, "i.") + seekWhere})
+				PG:      cte + "SELECT " + selectList(r, true, "i.") + seekWhere,
+				PGPage:  cte + "SELECT " + meta + selectList(r, true, "i.") + seekWhere,
+				PGKeyed: keyed(cte, meta, selectList(r, true, "i.")+seekWhere, params)})
 		}
 	}
 	return out
@@ -361,6 +398,23 @@ var pgPageForms = map[queryName]string{
 	{{.Name}}: {{bq .PGPage}},
 {{- end}}{{end}}
 }
+
+// pgKeyedForms are the forms the *Page methods run for a request whose key
+// is known (a Prelude): each page form (and each meta query, for an empty
+// page) with the key's state read in the same statement, keys.StateSQL as
+// the CTE key_state, the key's hash its last parameter, and the state columns
+// (keys.StateColumns) after the meta columns.
+var pgKeyedForms = map[queryName]string{
+{{- range .Queries}}{{if .PGKeyed}}
+	{{.Name}}: {{bq .PGKeyed}},
+{{- end}}{{end}}
+}
+
+// stateCols is the number of key-state columns of a keyed form.
+const stateCols = {{.StateCols}}
+
+// pgKeyState is keys.StateSQL alone, the key's hash as $1 (RunPrelude).
+const pgKeyState = {{bq .KeyState}}
 
 // sqliteQueries are the SQLite texts of the queries (no seek: SQLite reads
 // every page with LIMIT/OFFSET).
