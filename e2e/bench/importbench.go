@@ -14,7 +14,8 @@ package main
 //
 //	BENCH_IMPORT_SIZES  comma-separated insight row counts (default 100000,1000000,10000000;
 //	                    the 10,000,000-row document is about 5 GB on disk, removed after its run)
-//	BENCH_IMPORT_DIR    where the documents are written (default the system temporary directory)
+//	BENCH_IMPORT_DIR    where the documents are written (default the system temporary directory;
+//	                    BENCH_KEEP=1 keeps them there, with the svc-api binary, beside the databases)
 
 import (
 	"bufio"
@@ -74,7 +75,11 @@ func runImportBench() error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	if s.keep {
+		fmt.Fprintf(os.Stderr, "bench import: BENCH_KEEP=1: the documents and svc-api stay in %s\n", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
 	bin := filepath.Join(tmp, "svc-api")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/svc-api")
 	cmd.Dir = filepath.Join(s.root, "api-server")
@@ -102,7 +107,9 @@ func importSize(ctx context.Context, s settings, bin, tmp, runID string, rows in
 	if err := writeDocument(doc, rows, today); err != nil {
 		return res, err
 	}
-	defer os.Remove(doc)
+	if !s.keep {
+		defer os.Remove(doc)
+	}
 	if fi, err := os.Stat(doc); err == nil {
 		res.DocBytes = fi.Size()
 	}
