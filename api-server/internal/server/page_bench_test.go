@@ -26,11 +26,8 @@ import (
 func BenchmarkPages(b *testing.B) {
 	be := dbtest.Postgres(b)
 	ctx := b.Context()
-	if err := testenv.Migrate(ctx, be.DB); err != nil {
-		b.Fatal(err)
-	}
 	today := time.Now().UTC()
-	testenv.Load(b, be.DB, today)
+	testenv.Seed(b, be.DB, today)
 	for i := range 600 {
 		m := []string{"unavailable", "reported_purchase_value"}[i%2]
 		if _, err := be.DB.ExecContext(ctx, `INSERT INTO insights_daily (id, organization_id, account_id,

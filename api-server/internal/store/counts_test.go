@@ -25,11 +25,8 @@ import (
 func TestDayCountsFollowEveryWrite(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if err := testenv.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
 	today := time.Now().UTC()
-	testenv.Load(t, b.DB, today)
+	testenv.Seed(t, b.DB, today)
 	db := b.DB.DB
 	exec := func(q string, args ...any) {
 		t.Helper()

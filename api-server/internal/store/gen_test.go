@@ -45,11 +45,8 @@ func TestPageRelease(t *testing.T) {
 	defer store.PoisonReleased(false)
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if err := testenv.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
 	today := time.Now().UTC()
-	testenv.Load(t, b.DB, today)
+	testenv.Seed(t, b.DB, today)
 	st, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)

@@ -20,11 +20,8 @@ func TestPagesMatchPlainQueries(t *testing.T) {
 	for _, b := range []dbtest.Backend{dbtest.Postgres(t), dbtest.SQLite(t)} {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := t.Context()
-			if err := testenv.Migrate(ctx, b.DB); err != nil {
-				t.Fatal(err)
-			}
 			today := time.Now().UTC()
-			testenv.Load(t, b.DB, today)
+			testenv.Seed(t, b.DB, today)
 			// 600 more rows of org_a over 12 days (50 a day), ids not in date order.
 			for i := range 600 {
 				acc := []string{"acc_a1", "acc_a2"}[i%2]

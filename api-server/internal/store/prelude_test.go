@@ -49,11 +49,8 @@ func pending(t *testing.T, auth *keys.Authenticator, key string) *keys.Pending {
 func TestPrelude(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if err := testenv.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
 	today := time.Now().UTC()
-	testenv.Load(t, b.DB, today)
+	testenv.Seed(t, b.DB, today)
 	st, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)
@@ -130,10 +127,7 @@ func TestPrelude(t *testing.T) {
 func TestEmptyPageOneConnection(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if err := testenv.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Load(t, b.DB, time.Now().UTC())
+	testenv.Seed(t, b.DB, time.Now().UTC())
 	h, err := database.Connect(ctx, b.URL, database.Options{MaxOpenConns: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,7 @@ import (
 func TestRoutedFallsBack(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if err := testenv.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Load(t, b.DB, time.Now().UTC())
+	testenv.Seed(t, b.DB, time.Now().UTC())
 	primary, err := store.New(ctx, b.Handle)
 	if err != nil {
 		t.Fatal(err)

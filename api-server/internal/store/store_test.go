@@ -15,10 +15,7 @@ import (
 func TestPlans(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if err := testenv.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Load(t, b.DB, time.Now().UTC())
+	testenv.Seed(t, b.DB, time.Now().UTC())
 	// 2 organizations x 30,000 rows of each kind, and 400 more organizations
 	// with an account and a row a day for 90 days, so that the day count
 	// tables are not the few rows that a sequential scan reads fastest.

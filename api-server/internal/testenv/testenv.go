@@ -148,6 +148,16 @@ func Fixture(today time.Time) string {
 }`
 }
 
+// Seed migrates db (Migrate) and imports the fixture (Load): the set-up of
+// most tests that read the fixture.
+func Seed(t testing.TB, db *bun.DB, today time.Time) {
+	t.Helper()
+	if err := Migrate(t.Context(), db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	Load(t, db, today)
+}
+
 // Load imports the fixture into db.
 func Load(t testing.TB, db *bun.DB, today time.Time) {
 	t.Helper()
