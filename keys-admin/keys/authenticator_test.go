@@ -316,7 +316,9 @@ func TestRunStopsOnCancel(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
-	if n := runtime.NumGoroutine(); n != before {
+	// Greater, not different: a goroutine of the set-up (the database
+	// driver's) may end meanwhile.
+	if n := runtime.NumGoroutine(); n > before {
 		t.Fatalf("NewAuthenticator started %d goroutines", n-before)
 	}
 	ctx, cancel := context.WithCancel(t.Context())

@@ -207,7 +207,7 @@ func scanLookup(row pgx.Row, r *lookupRow) error {
 		}
 		return err
 	}
-	r.RevokedAt, r.LastUsedAt, r.RemovedAt = timePtr(revoked), timePtr(lastUsed), timePtr(removed)
+	r.RevokedAt, r.LastUsedAt, r.RemovedAt = timePtr(&revoked), timePtr(&lastUsed), timePtr(&removed)
 	if role.Valid {
 		r.Role = &role.String
 	} else {
@@ -216,7 +216,7 @@ func scanLookup(row pgx.Row, r *lookupRow) error {
 	return nil
 }
 
-func timePtr(t pgtype.Timestamptz) *time.Time {
+func timePtr(t *pgtype.Timestamptz) *time.Time {
 	if !t.Valid {
 		return nil
 	}
@@ -261,6 +261,10 @@ type Pending struct {
 	r       lookupRow
 	err     error // Scan's error; sql.ErrNoRows: no such key
 	scanned bool
+	// Scan's destinations, here so that scanning allocates nothing of
+	// its own.
+	expires, revoked, lastUsed, removed pgtype.Timestamptz
+	role                                pgtype.Text
 }
 
 // Arg is the value of StateSQL's parameter for this key.
@@ -273,11 +277,9 @@ func (p *Pending) Arg() any { return p.hash }
 // error only.
 func (p *Pending) Scan(row pgx.Row) error {
 	p.scanned = true
-	var expires, revoked, lastUsed, removed pgtype.Timestamptz
-	var role pgtype.Text
-	err := row.Scan(&expires, &revoked, &lastUsed, &role, &removed)
+	err := row.Scan(&p.expires, &p.revoked, &p.lastUsed, &p.role, &p.removed)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows), err == nil && !expires.Valid: // expires_at is NOT NULL
+	case errors.Is(err, pgx.ErrNoRows), err == nil && !p.expires.Valid: // expires_at is NOT NULL
 		p.err = sql.ErrNoRows
 		return nil
 	case err != nil:
@@ -285,10 +287,10 @@ func (p *Pending) Scan(row pgx.Row) error {
 		return err
 	}
 	p.err = nil
-	p.r = lookupRow{ID: p.KeyID, OrganizationID: p.OrganizationID, ExpiresAt: expires.Time,
-		RevokedAt: timePtr(revoked), LastUsedAt: timePtr(lastUsed), RemovedAt: timePtr(removed)}
-	if role.Valid {
-		p.r.Role = &role.String
+	p.r = lookupRow{ID: p.KeyID, OrganizationID: p.OrganizationID, ExpiresAt: p.expires.Time,
+		RevokedAt: timePtr(&p.revoked), LastUsedAt: timePtr(&p.lastUsed), RemovedAt: timePtr(&p.removed)}
+	if p.role.Valid {
+		p.r.Role = &p.role.String
 	}
 	return nil
 }

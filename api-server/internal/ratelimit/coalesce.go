@@ -18,6 +18,11 @@ import (
 // one call per request. It starts no goroutine of its own: the request
 // that finds no pipeline out sends one, and one that finishes with
 // scripts queued hands them to a new goroutine.
+//
+// Each call is bounded by deadline from the moment it queued, with one
+// context per pipeline, not one per call: a pipeline's deadline is its
+// oldest call's, and the pipeline before it ended by its own deadline,
+// which came no later, so no call waits longer than deadline.
 type coalescer struct {
 	rdb      redis.UniversalClient
 	deadline time.Duration
@@ -27,18 +32,43 @@ type coalescer struct {
 	busy  bool // a pipeline is out (or about to be)
 }
 
+// scriptCall is one request's script: its keys and arguments (in buffers
+// of its own, so that a call is one allocation, reused through callPool),
+// and its answer.
 type scriptCall struct {
-	keys []string
-	args []any
-	val  any
-	err  error
-	done chan struct{}
+	keys    []string
+	args    []any
+	keysBuf [4]string
+	argsBuf [16]any
+	queued  time.Time
+	val     any
+	err     error
+	done    chan struct{} // one send when val and err are set
 }
 
-// run runs allowChecks on keys and args, in a pipeline with the other
-// requests' scripts; ctx bounds the wait.
-func (c *coalescer) run(ctx context.Context, keys []string, args []any) (any, error) {
-	call := &scriptCall{keys: keys, args: args, done: make(chan struct{})}
+var callPool = sync.Pool{New: func() any { return &scriptCall{done: make(chan struct{}, 1)} }}
+
+// newCall returns an empty call from the pool.
+func newCall() *scriptCall {
+	c := callPool.Get().(*scriptCall)
+	c.keys, c.args = c.keysBuf[:0], c.argsBuf[:0]
+	return c
+}
+
+// release puts an answered call back in the pool.
+func (c *scriptCall) release() {
+	clear(c.keysBuf[:])
+	clear(c.argsBuf[:])
+	c.val, c.err = nil, nil
+	callPool.Put(c)
+}
+
+// run runs allowChecks with call's keys and args, in a pipeline with the
+// other requests' scripts; ctx (the request's) ends the wait early. The
+// call goes back to the pool once answered; a call left behind by its
+// request is the garbage collector's.
+func (c *coalescer) run(ctx context.Context, call *scriptCall) (any, error) {
+	call.queued = time.Now()
 	c.mu.Lock()
 	c.queue = append(c.queue, call)
 	lead := !c.busy
@@ -49,25 +79,28 @@ func (c *coalescer) run(ctx context.Context, keys []string, args []any) (any, er
 	}
 	select {
 	case <-call.done:
-		return call.val, call.err
+		val, err := call.val, call.err
+		call.release()
+		return val, err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
-// flush sends the queued scripts in one pipeline, on its own deadline
-// (the requests' contexts bound their waits, not the others' pipeline).
+// flush sends the queued scripts in one pipeline, on the deadline of the
+// oldest (the requests' contexts bound their waits, not the others'
+// pipeline).
 func (c *coalescer) flush() {
 	c.mu.Lock()
 	batch := c.queue
 	c.queue = nil
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
+	ctx, cancel := context.WithDeadline(context.Background(), batch[0].queued.Add(c.deadline))
 	defer cancel()
 	if len(batch) == 1 {
 		call := batch[0]
 		call.val, call.err = allowChecks.Run(ctx, c.rdb, call.keys, call.args...).Result()
-		close(call.done)
+		call.done <- struct{}{}
 	} else {
 		pipe := c.rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(batch))
@@ -81,7 +114,7 @@ func (c *coalescer) flush() {
 				// Redis lost its scripts (restart, SCRIPT FLUSH): Run loads it.
 				call.val, call.err = allowChecks.Run(ctx, c.rdb, call.keys, call.args...).Result()
 			}
-			close(call.done)
+			call.done <- struct{}{}
 		}
 	}
 	c.mu.Lock()

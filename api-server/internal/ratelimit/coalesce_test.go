@@ -1,6 +1,10 @@
 package ratelimit_test
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,5 +50,54 @@ func TestConcurrentCallsStayExact(t *testing.T) {
 	}
 	if res[0].Remaining != 1000-25-1 {
 		t.Fatalf("organization bucket: %d remaining, want %d (charged only with the allowed requests)", res[0].Remaining, 1000-26)
+	}
+}
+
+// TestCoalescedCallsKeepTheirDeadline: calls that queue behind a pipeline
+// that the store never answers each fail with ErrUnavailable about one
+// deadline after they were made, not after the pipeline ahead of them plus
+// their own (a pipeline has one context, its oldest call's deadline).
+func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // a store that reads and never answers
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	const deadline = 300 * time.Millisecond
+	r, err := ratelimit.NewRedis("redis://"+ln.Addr().String(), testenv.Namespace(), deadline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	check := []ratelimit.Check{{Limit: ratelimit.PerMinute("ip", 10), Key: "ip:1"}}
+	call := func() time.Duration {
+		t0 := time.Now()
+		err := r.Allow(context.Background(), check, make([]ratelimit.Result, 1))
+		if !errors.Is(err, ratelimit.ErrUnavailable) {
+			t.Errorf("err %v, want ErrUnavailable", err)
+		}
+		return time.Since(t0)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { call() }) // the pipeline ahead
+	time.Sleep(deadline * 2 / 3)
+	took := make([]time.Duration, 8)
+	for i := range took {
+		wg.Go(func() { took[i] = call() })
+	}
+	wg.Wait()
+	for i, d := range took {
+		if d < deadline-20*time.Millisecond || d > deadline+deadline/2 {
+			t.Errorf("queued call %d failed after %s, want about %s", i, d, deadline)
+		}
 	}
 }

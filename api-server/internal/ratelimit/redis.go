@@ -44,6 +44,7 @@ type Redis struct {
 	ns       string
 	deadline time.Duration
 	batch    *coalescer // nil on a Cluster
+	args     sync.Map   // Limit → *[3]any: limitArgs
 }
 
 // keyPrefix is redis_rate's hard-coded key prefix.
@@ -55,13 +56,19 @@ const keyPrefix = "rate:"
 // refuses (all or nothing: a request refused by one bucket consumes from
 // none). ARGV holds four values per bucket:
 // burst, rate, period in seconds, and "1" if the bucket is a gate (stop after
-// it when it refuses). It returns four values per bucket taken, as allowN
-// does: allowed (0 or 1), remaining, retry_after and reset_after (strings,
-// seconds; retry_after "-1" when allowed).
+// it when it refuses). It returns four integers per bucket taken: allowed
+// (0 or 1), remaining, retry_after and reset_after in microseconds
+// (retry_after -1 when allowed). The buckets hold what redis_rate's hold
+// (the theoretical arrival time in seconds since 2017, with the same TTL),
+// so that the two read each other's buckets.
+//
+// It is redis_rate's script with its cost taken out, measured with
+// redis-benchmark (EVALSHA, three buckets, INFO commandstats): 18.1 µs of
+// Redis CPU a call as redis_rate writes it, 13.6 µs like this: one MGET
+// instead of a GET per bucket, integers instead of tostring'd floats in the
+// reply, no table per write. Redis's share is about a tenth of a request's
+// CPU on the bench's /accounts.
 var allowChecks = redis.NewScript(`
--- this script has side-effects, so it requires replicate commands mode
-redis.replicate_commands()
-
 -- redis returns time as an array containing two integers: seconds of the epoch
 -- time (10 digits) and microseconds (6 digits), made relative to Jan 1, 2017
 -- 00:00:00 GMT as redis_rate does, to avoid floating point problems.
@@ -69,57 +76,47 @@ local jan_1_2017 = 1483228800
 local now = redis.call("TIME")
 now = (now[1] - jan_1_2017) + (now[2] / 1000000)
 
+local tats = redis.call("MGET", unpack(KEYS))
 local out = {}
-local sets = {}
+local new_tats = {}
 local refused = false
 for i = 1, #KEYS do
-  local rate_limit_key = KEYS[i]
-  local burst = ARGV[(i - 1) * 4 + 1]
-  local rate = ARGV[(i - 1) * 4 + 2]
-  local period = ARGV[(i - 1) * 4 + 3]
-  local gate = ARGV[(i - 1) * 4 + 4]
-  local cost = 1
-  local emission_interval = period / rate
-  local increment = emission_interval * cost
-  local burst_offset = emission_interval * burst
-  local tat = redis.call("GET", rate_limit_key)
-  if not tat then
-    tat = now
+  local a = (i - 1) * 4
+  local emission_interval = tonumber(ARGV[a + 3]) / tonumber(ARGV[a + 2])
+  local burst_offset = emission_interval * tonumber(ARGV[a + 1])
+  local tat = tats[i]
+  if tat then
+    tat = math.max(tonumber(tat), now)
   else
-    tat = tonumber(tat)
+    tat = now
   end
-  tat = math.max(tat, now)
-  local new_tat = tat + increment
-  local allow_at = new_tat - burst_offset
-  local diff = now - allow_at
-  local remaining = diff / emission_interval
-  if remaining < 0 then
-    local reset_after = tat - now
-    local retry_after = diff * -1
-    out[#out + 1] = 0
-    out[#out + 1] = 0
-    out[#out + 1] = tostring(retry_after)
-    out[#out + 1] = tostring(reset_after)
+  local new_tat = tat + emission_interval -- cost 1
+  local diff = now - (new_tat - burst_offset)
+  local o = #out
+  if diff < 0 then
+    out[o + 1] = 0
+    out[o + 2] = 0
+    out[o + 3] = math.floor(-diff * 1000000)
+    out[o + 4] = math.floor((tat - now) * 1000000)
     refused = true
-    if gate == "1" then
+    if ARGV[a + 4] == "1" then
       return out
     end
   else
-    local reset_after = new_tat - now
-    if reset_after > 0 then
-      sets[#sets + 1] = {rate_limit_key, new_tat, math.ceil(reset_after)}
-    end
-    local retry_after = -1
-    out[#out + 1] = cost
-    out[#out + 1] = remaining
-    out[#out + 1] = tostring(retry_after)
-    out[#out + 1] = tostring(reset_after)
+    new_tats[i] = new_tat
+    out[o + 1] = 1
+    out[o + 2] = diff / emission_interval
+    out[o + 3] = -1
+    out[o + 4] = math.floor((new_tat - now) * 1000000)
   end
 end
 -- All or nothing: the buckets are charged only when none refused.
 if not refused then
-  for _, s in ipairs(sets) do
-    redis.call("SET", s[1], s[2], "EX", s[3])
+  for i = 1, #KEYS do
+    local t = new_tats[i]
+    if t > now then
+      redis.call("SET", KEYS[i], t, "EX", math.ceil(t - now))
+    end
   end
 end
 return out
@@ -224,25 +221,41 @@ func (r *Redis) Cluster() bool { return r.cluster }
 // check's group (its own key when it has none), so that every bucket of a
 // group lives in one Cluster slot.
 func (r *Redis) bucketKey(c Check) string {
-	g := c.Group
-	if g == "" {
-		g = c.Key
+	return keyPrefix + r.ns + ":{" + c.tag() + "}:" + c.Key
+}
+
+// limitArgs is what the script is sent for l, as redis_rate sends it
+// (burst, rate, period in seconds), formatted once per limit: the server
+// has three.
+func (r *Redis) limitArgs(l Limit) *[3]any {
+	if a, ok := r.args.Load(l); ok {
+		return a.(*[3]any)
 	}
-	return keyPrefix + r.ns + ":{" + g + "}:" + c.Key
+	rate := strconv.Itoa(l.Rate)
+	a := &[3]any{rate, rate, strconv.FormatFloat(l.Period.Seconds(), 'f', -1, 64)}
+	r.args.Store(l, a)
+	return a
+}
+
+// bucketKeyLen is len(r.bucketKey(c)).
+func (r *Redis) bucketKeyLen(c Check) int {
+	return len(keyPrefix) + len(r.ns) + len(":{") + len(c.tag()) + len("}:") + len(c.Key)
 }
 
 // Allow implements Limiter: one script, one round trip for all the checks;
-// on a Cluster one script per group of checks (see Redis).
+// on a Cluster one script per group of checks (see Redis). On a single
+// node the coalescer bounds the call by the deadline (one context per
+// pipeline, not one per request).
 func (r *Redis) Allow(ctx context.Context, checks []Check, results []Result) error {
 	if len(checks) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.deadline)
-	defer cancel()
 	if !r.cluster {
 		_, _, err := r.run(ctx, checks, results)
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, r.deadline)
+	defer cancel()
 	done := 0 // checks charged by the groups before the current one
 	for done < len(checks) {
 		tag := checks[done].tag()
@@ -301,30 +314,49 @@ func (r *Redis) refund(ctx context.Context, checks []Check) {
 // run takes checks with one script, filling results, and returns how many
 // results it filled and whether a bucket refused.
 func (r *Redis) run(ctx context.Context, checks []Check, results []Result) (int, bool, error) {
-	var keysBuf [4]string
-	var argsBuf [16]any
-	keys, args := keysBuf[:0], argsBuf[:0]
+	call := newCall()
+	// One string for the bucket keys of the call, sliced: one allocation
+	// instead of one a key.
+	size := 0
 	for _, c := range checks {
-		keys = append(keys, r.bucketKey(c))
+		size += r.bucketKeyLen(c)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, c := range checks {
+		b.WriteString(keyPrefix)
+		b.WriteString(r.ns)
+		b.WriteString(":{")
+		b.WriteString(c.tag())
+		b.WriteString("}:")
+		b.WriteString(c.Key)
+	}
+	all := b.String()
+	for _, c := range checks {
+		k := r.bucketKeyLen(c)
+		call.keys = append(call.keys, all[:k])
+		all = all[k:]
+		a := r.limitArgs(c.Limit)
 		gate := "0"
 		if c.Gate {
 			gate = "1"
 		}
-		// The values redis_rate sends: burst, rate, period in seconds.
-		args = append(args, c.Limit.Rate, c.Limit.Rate, c.Limit.Period.Seconds(), gate)
+		call.args = append(call.args, a[0], a[1], a[2], gate)
 	}
 	var v []any
+	var raw any
 	var err error
 	if r.batch != nil {
-		var raw any
-		if raw, err = r.batch.run(ctx, keys, args); err == nil {
-			var ok bool
-			if v, ok = raw.([]any); !ok {
-				err = fmt.Errorf("unexpected script reply %T", raw)
-			}
-		}
+		raw, err = r.batch.run(ctx, call)
 	} else {
-		v, err = allowChecks.Run(ctx, r.rdb, keys, args...).Slice()
+		raw, err = allowChecks.Run(ctx, r.rdb, call.keys, call.args...).Result()
+		call.release()
+	}
+	if err == nil {
+		var ok bool
+		if v, ok = raw.([]any); !ok {
+			err = fmt.Errorf("unexpected script reply %T", raw)
+		}
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -337,30 +369,17 @@ func (r *Redis) run(ctx context.Context, checks []Check, results []Result) (int,
 	for i := range n {
 		allowed, ok1 := v[i*4].(int64)
 		remaining, ok2 := v[i*4+1].(int64)
-		retryS, ok3 := v[i*4+2].(string)
-		resetS, ok4 := v[i*4+3].(string)
+		retry, ok3 := v[i*4+2].(int64)
+		reset, ok4 := v[i*4+3].(int64)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			return 0, false, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, v)
 		}
-		retry, err1 := strconv.ParseFloat(retryS, 64)
-		reset, err2 := strconv.ParseFloat(resetS, 64)
-		if err1 != nil || err2 != nil {
-			return 0, false, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, v)
-		}
 		results[i] = Result{Limit: checks[i].Limit, Allowed: allowed > 0, Remaining: int(remaining),
-			ResetAfter: dur(reset), RetryAfter: max(dur(retry), 0)}
+			ResetAfter: time.Duration(reset) * time.Microsecond, RetryAfter: max(time.Duration(retry)*time.Microsecond, 0)}
 		refused = refused || allowed == 0
 	}
 	clear(results[n:len(checks)])
 	return n, refused, nil
-}
-
-// dur is redis_rate's conversion of the script's seconds.
-func dur(f float64) time.Duration {
-	if f == -1 {
-		return -1
-	}
-	return time.Duration(f * float64(time.Second))
 }
 
 // Ping implements Limiter.
