@@ -163,7 +163,7 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed (no other forwarding header is); default none (env SVC_TRUSTED_PROXIES)")
 	fs.StringVar(&c.DownloadsDir, "downloads-dir", os.Getenv("SVC_DOWNLOADS_DIR"), "directory served under /developers/ (env SVC_DOWNLOADS_DIR)")
 	fs.IntVar(&c.DBMaxConns, "database-max-conns", e.int("SVC_DATABASE_MAX_CONNS", 0),
-		"size of the database connection pool; 0: 20 on PostgreSQL, 4 on SQLite (env SVC_DATABASE_MAX_CONNS)")
+		"size of the database connection pool; 0: on PostgreSQL 4 per CPU (GOMAXPROCS), at least 8, 20 outside serve; 4 on SQLite (env SVC_DATABASE_MAX_CONNS)")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", e.int("SVC_MAX_IN_FLIGHT", 0),
 		"API requests processed at once, the others waiting in arrival order; 0: the pool's size (env SVC_MAX_IN_FLIGHT)")
 	fs.DurationVar(&c.DBDeadline, "database-deadline", e.duration("SVC_DATABASE_DEADLINE", server.DefaultDatabaseDeadline),
@@ -204,8 +204,13 @@ const defaultIdleTimeout = 30 * time.Second
 // URL that does not set it (pgx passes unknown URL parameters to the server
 // as run-time parameters), so that the server itself abandons a query the
 // client stopped waiting for. Other URLs are returned unchanged.
+// isPostgresURL reports whether rawURL names a PostgreSQL database.
+func isPostgresURL(rawURL string) bool {
+	return strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://")
+}
+
 func withStatementTimeout(rawURL string, d time.Duration) string {
-	if d <= 0 || !(strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://")) ||
+	if d <= 0 || !isPostgresURL(rawURL) ||
 		strings.Contains(rawURL, "statement_timeout=") {
 		return rawURL
 	}

@@ -107,6 +107,7 @@ func (s *Server) listAccounts(c *gin.Context) {
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
 	m, rows, err := s.store.AccountsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	s.leave(state(c))
 	if !s.settle(c, err) || !s.found(c, m, err) {
 		rows.Release()
 		return
@@ -122,6 +123,7 @@ func (s *Server) listCampaigns(c *gin.Context) {
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
 	m, rows, err := s.store.CampaignsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	s.leave(state(c))
 	if !s.settle(c, err) || !s.found(c, m, err) {
 		rows.Release()
 		return
@@ -137,6 +139,7 @@ func (s *Server) listInsights(c *gin.Context) {
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
 	m, rows, err := s.store.InsightsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	s.leave(state(c))
 	if !s.settle(c, err) || !s.found(c, m, err) {
 		rows.Release()
 		return

@@ -36,6 +36,9 @@ type reqState struct {
 	// that they take no []string each.
 	hdr     [3]string
 	depFail bool // refused because a dependency failed: counted, not logged per request
+	// admitted: the request holds a place in the admission gate (admit,
+	// leave).
+	admitted bool
 }
 
 const stateKey = "svc.state"
@@ -529,8 +532,9 @@ func (s *Server) authorize(scope apikey.Scope) gin.HandlerFunc {
 }
 
 // admit lets at most MaxInFlight requests through at once, in the order
-// they arrived. Each admitted request holds at most one database connection
-// at a time (key lookup, then page), so with MaxInFlight equal to the pool's
+// they arrived, each until its page is read (leave). Each admitted request
+// holds at most one database connection at a time (key lookup, then page),
+// so with MaxInFlight equal to the pool's
 // size no request waits inside database/sql's pool, which hands a freed
 // connection to a random waiter: under load that random order, not the
 // work, made the slowest requests (p99 about 2.4× the median in the
@@ -569,8 +573,22 @@ func (s *Server) admit(c *gin.Context) {
 		s.fail(c, http.StatusServiceUnavailable, "the server is busy; try again in a second")
 		return
 	}
-	defer s.gate.Release(1)
+	st := state(c)
+	st.admitted = true
+	defer s.leave(st)
 	c.Next()
+}
+
+// leave gives back the request's place in the admission gate, once: the
+// handler leaves as soon as its page is read (the page is in memory and
+// its connection back in the pool), so that encoding the page and writing
+// it to a client, however slow that client reads, hold no place; admit
+// leaves for a request that ended before.
+func (s *Server) leave(st *reqState) {
+	if st.admitted {
+		st.admitted = false
+		s.gate.Release(1)
+	}
 }
 
 // noteDatabase tells the database breaker how a call ended: a failure
