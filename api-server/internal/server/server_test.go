@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -881,6 +883,50 @@ func TestAdmissionDeadline(t *testing.T) {
 	}
 	close(release)
 	<-done
+}
+
+// TestSlowReaderHoldsNoPlace: a request whose client does not read its
+// page (the write blocks) has left the admission gate: with one place, the
+// next request is served meanwhile.
+func TestSlowReaderHoldsNoPlace(t *testing.T) {
+	b := dbtest.SQLite(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, b, opts{maxInFlight: 1, dbDeadline: 300 * time.Millisecond})
+	hr := httptest.NewRequestWithContext(t.Context(), http.MethodGet, base+"/accounts", nil)
+	hr.RemoteAddr = "192.0.2.10:40000"
+	hr.Header.Set("Authorization", "Bearer "+e.all)
+	slow := &blockingWriter{ResponseRecorder: httptest.NewRecorder(), writing: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan struct{})
+	go func() { defer close(done); e.h.ServeHTTP(slow, hr) }()
+	select {
+	case <-slow.writing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request never wrote its page")
+	}
+	w := e.get(base+"/accounts", e.all)
+	close(slow.release)
+	<-done
+	if w.Code != http.StatusOK {
+		t.Errorf("while a client did not read its page, the next request got %d, want 200 (the gate's place was still held)", w.Code)
+	}
+	if slow.Code != http.StatusOK {
+		t.Errorf("the slow reader's request: %d", slow.Code)
+	}
+}
+
+// blockingWriter is a client that does not read: Write blocks until release.
+type blockingWriter struct {
+	*httptest.ResponseRecorder
+	writing, release chan struct{}
+	once             sync.Once
+}
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.writing) })
+	<-w.release
+	return w.ResponseRecorder.Write(p)
 }
 
 // TestEmptyPageDataIsArray: a page with no rows says "data":[] (SPEC §2: an
