@@ -19,6 +19,7 @@ targets=(
   "api-server ./internal/query FuzzInspect"
   "api-server ./internal/query FuzzGuard"
   "api-server ./internal/snapshot FuzzValidate"
+  "api-server ./internal/server FuzzAccessLineMatchesSlog"
   "keys-admin ./apikey FuzzValidate"
   "keys-admin ./apikey FuzzKeyRoundTrip"
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -189,7 +190,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		Keys: ks, Store: reads, Limiter: lim, Limits: c.Limits,
 		TrustedProxies: c.trustedProxies(),
 		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
-		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log,
+		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log, AccessLog: c.accessLog(),
 		DownloadsSiteURL: c.SiteURL,
 		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
 		Metrics: metrics, Tracer: tracer,
@@ -297,6 +298,16 @@ func servePprof(addr string, log *slog.Logger) (func(), error) {
 	go func() { _ = srv.Serve(ln) }()
 	log.Warn("serving profiles (net/http/pprof)", "addr", ln.Addr().String())
 	return func() { _ = srv.Close() }, nil
+}
+
+// accessLog is the writer of serve's logger (its logBuffer), where the
+// server writes the access log's info lines itself; nil (every line
+// through the logger) when serve's logger is not newBufferedLogger's.
+func (c *config) accessLog() io.Writer {
+	if c.logs == nil {
+		return nil
+	}
+	return c.logs
 }
 
 // serveConns is the pool size of `serve` on the database at url:

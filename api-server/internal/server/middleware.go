@@ -185,31 +185,26 @@ func (s *Server) accessLog(c *gin.Context) {
 	if !s.log.Enabled(c.Request.Context(), level) {
 		return
 	}
-	path := c.Request.URL.Path
-	if st.redact || query.URLHoldsKey(path) {
-		path = "[redacted: the URL held a key]"
+	l := accessLine{requestID: st.id, method: c.Request.Method, path: c.Request.URL.Path, status: status,
+		latencyMS: float64(time.Since(st.start).Microseconds()) / 1000, bytes: c.Writer.Size(), clientIP: c.ClientIP()}
+	if st.redact || query.URLHoldsKey(l.path) {
+		l.path = "[redacted: the URL held a key]"
 	}
-	attrs := make([]slog.Attr, 0, 12)
-	attrs = append(attrs,
-		slog.String("request_id", st.id),
-		slog.String("method", c.Request.Method),
-		slog.String("path", path),
-		slog.Int("status", status),
-		slog.Float64("latency_ms", float64(time.Since(st.start).Microseconds())/1000),
-		slog.Int("bytes", c.Writer.Size()),
-		slog.String("client_ip", c.ClientIP()),
-	)
 	if raw := c.Request.URL.RawQuery; raw != "" {
 		if st.redact || query.Inspect(raw) == query.CredentialInQuery || query.URLHoldsKey(raw) {
-			attrs = append(attrs, slog.Bool("query_redacted", true))
+			l.queryRedacted = true
 		} else {
-			attrs = append(attrs, slog.String("query", raw))
+			l.query = raw
 		}
 	}
 	if p := st.principal; p != nil {
-		attrs = append(attrs, slog.String("key_id", p.KeyID), slog.String("organization_id", p.OrganizationID))
+		l.keyID, l.orgID = p.KeyID, p.OrganizationID
 	}
-	s.log.LogAttrs(c.Request.Context(), level, "request", attrs...)
+	if s.accessOut != nil && level == slog.LevelInfo {
+		s.writeAccessLine(&l, time.Now())
+		return
+	}
+	s.log.LogAttrs(c.Request.Context(), level, "request", l.attrs()...)
 }
 
 // guard is step 2: credentials in the query string and attempts to choose

@@ -32,7 +32,7 @@ func New(cfg Config) (http.Handler, error) {
 		ipLimit:  ratelimit.PerMinute("ip", l.IPPerMinute),
 		refusals: newIPRefusals(),
 		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
-		log: cfg.Logger, now: cfg.Now,
+		log: cfg.Logger, accessOut: cfg.AccessLog, now: cfg.Now,
 		metrics: cfg.Metrics, tracer: cfg.Tracer,
 	}
 	s.downloadsSite = cfg.DownloadsSiteURL

@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"time"
 
@@ -82,6 +83,11 @@ type Config struct {
 	// /developers/ page; the address each request came to when empty.
 	DownloadsSiteURL string
 	Logger           *slog.Logger
+	// AccessLog, when set, is the writer of Logger's handler, itself slog's
+	// JSONHandler: the access log's info lines are written to it directly,
+	// in that handler's format (accessLine), not through Logger; its other
+	// lines (5xx) still go through Logger. Nil: every line through Logger.
+	AccessLog io.Writer
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 	// MaxInFlight, when positive, is how many API requests are processed
@@ -132,6 +138,7 @@ type Server struct {
 	// downloadsSite: see Config.DownloadsSiteURL.
 	downloadsSite string
 	log           *slog.Logger
+	accessOut     io.Writer // Config.AccessLog
 	now           func() time.Time
 	metrics       *telemetry.Metrics
 	tracer        trace.Tracer
