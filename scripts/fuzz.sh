@@ -19,7 +19,7 @@ targets=(
   "api-server ./internal/query FuzzInspect"
   "api-server ./internal/query FuzzGuard"
   "api-server ./internal/snapshot FuzzValidate"
-  "api-server ./internal/server FuzzAccessLineMatchesSlog"
+  "api-server ./internal/accesslog FuzzAccessLineMatchesSlog"
   "keys-admin ./apikey FuzzValidate"
   "keys-admin ./apikey FuzzKeyRoundTrip"
 )

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/accesslog"
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/store"
@@ -185,26 +186,26 @@ func (s *Server) accessLog(c *gin.Context) {
 	if !s.log.Enabled(c.Request.Context(), level) {
 		return
 	}
-	l := accessLine{requestID: st.id, method: c.Request.Method, path: c.Request.URL.Path, status: status,
-		latencyMS: float64(time.Since(st.start).Microseconds()) / 1000, bytes: c.Writer.Size(), clientIP: c.ClientIP()}
-	if st.redact || query.URLHoldsKey(l.path) {
-		l.path = "[redacted: the URL held a key]"
+	l := accesslog.Line{RequestID: st.id, Method: c.Request.Method, Path: c.Request.URL.Path, Status: status,
+		LatencyMS: float64(time.Since(st.start).Microseconds()) / 1000, Bytes: c.Writer.Size(), ClientIP: c.ClientIP()}
+	if st.redact || query.URLHoldsKey(l.Path) {
+		l.Path = "[redacted: the URL held a key]"
 	}
 	if raw := c.Request.URL.RawQuery; raw != "" {
 		if st.redact || query.Inspect(raw) == query.CredentialInQuery || query.URLHoldsKey(raw) {
-			l.queryRedacted = true
+			l.QueryRedacted = true
 		} else {
-			l.query = raw
+			l.Query = raw
 		}
 	}
 	if p := st.principal; p != nil {
-		l.keyID, l.orgID = p.KeyID, p.OrganizationID
+		l.KeyID, l.OrgID = p.KeyID, p.OrganizationID
 	}
 	if s.accessOut != nil && level == slog.LevelInfo {
 		s.writeAccessLine(&l, time.Now())
 		return
 	}
-	s.log.LogAttrs(c.Request.Context(), level, "request", l.attrs()...)
+	s.log.LogAttrs(c.Request.Context(), level, "request", l.Attrs()...)
 }
 
 // guard is step 2: credentials in the query string and attempts to choose

@@ -1,9 +1,10 @@
-package server
+package accesslog
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"math"
 	"testing"
@@ -11,11 +12,11 @@ import (
 )
 
 // lineOf is l as slog's JSONHandler writes it at info, at t.
-func lineOf(t *testing.T, l *accessLine, at time.Time) []byte {
+func lineOf(t *testing.T, l *Line, at time.Time) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	r := slog.NewRecord(at, slog.LevelInfo, "request", 0)
-	r.AddAttrs(l.attrs()...)
+	r.AddAttrs(l.Attrs()...)
 	if err := slog.NewJSONHandler(&buf, nil).Handle(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func keysInOrder(t *testing.T, line []byte) []string {
 }
 
 // FuzzAccessLineMatchesSlog: the access line the server writes itself
-// (accessLine.appendJSON) is one line of JSON that decodes to what slog's
+// (Line.AppendJSON) is one line of JSON that decodes to what slog's
 // JSONHandler writes for the same attributes (same keys in the same
 // order, same values), whatever the strings hold (quotes, control bytes,
 // HTML, invalid UTF-8) and whatever the latency.
@@ -62,9 +63,9 @@ func FuzzAccessLineMatchesSlog(f *testing.F) {
 		if at.Year() < 0 || at.Year() > 9999 {
 			at = time.Unix(0, 0)
 		}
-		l := accessLine{requestID: id, method: "GET", path: path, status: status, latencyMS: latency, bytes: n,
-			clientIP: "192.0.2.1", query: query, queryRedacted: redacted, keyID: keyID, orgID: orgID}
-		ours, theirs := l.appendJSON(nil, at), lineOf(t, &l, at)
+		l := Line{RequestID: id, Method: "GET", Path: path, Status: status, LatencyMS: latency, Bytes: n,
+			ClientIP: "192.0.2.1", Query: query, QueryRedacted: redacted, KeyID: keyID, OrgID: orgID}
+		ours, theirs := l.AppendJSON(nil, at), lineOf(t, &l, at)
 		if bytes.Count(ours, []byte("\n")) != 1 || ours[len(ours)-1] != '\n' {
 			t.Fatalf("not one line: %q", ours)
 		}
@@ -86,6 +87,30 @@ func FuzzAccessLineMatchesSlog(f *testing.F) {
 			if x, y := a[ka[i]], b[ka[i]]; x != y {
 				t.Fatalf("%s: %#v, slog's %#v\nours:  %s\nslog's: %s", ka[i], x, y, ours, theirs)
 			}
+		}
+	})
+}
+
+// BenchmarkLine: a typical /accounts line through slog's JSONHandler
+// (LogAttrs, as the server wrote it before) and through AppendJSON.
+//
+//	go test -run '^$' -bench Line -benchmem ./internal/accesslog/
+func BenchmarkLine(b *testing.B) {
+	l := Line{RequestID: "4cb4b8f32777c9d3", Method: "GET", Path: "/api/v1/developer/accounts", Status: 200, LatencyMS: 1.234,
+		Bytes: 1081, ClientIP: "127.0.0.1", Query: "limit=50", KeyID: "key_rcUB6NR5r8hYsDim21Mc", OrgID: "org_01"}
+	b.Run("slog", func(b *testing.B) {
+		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+		b.ReportAllocs()
+		for b.Loop() {
+			log.LogAttrs(context.Background(), slog.LevelInfo, "request", l.Attrs()...)
+		}
+	})
+	b.Run("AppendJSON", func(b *testing.B) {
+		buf := make([]byte, 0, 512)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = l.AppendJSON(buf[:0], time.Now())
+			_, _ = io.Discard.Write(buf)
 		}
 	})
 }
