@@ -175,15 +175,25 @@ func TestLastUsedIsThrottled(t *testing.T) {
 }
 
 // pending reads a Known key's state through pgx as the api-server does
-// (StateSQL, there a CTE of the page's statement), and returns what it says.
+// (StateSQL, or EpochSQL when its state is remembered; there a CTE or a
+// column of the page's statement), and returns what it says: Principal,
+// or Resolve when the epoch has moved.
 func pending(t *testing.T, b dbtest.Backend, auth *keys.Authenticator, key string) (*keys.Pending, *keys.Principal, error) {
 	t.Helper()
 	pd, ok := auth.Known(key)
 	if !ok {
 		t.Fatal("key not known")
 	}
-	if err := pd.Scan(b.Handle.Pool.QueryRow(t.Context(), fmt.Sprintf(keys.StateSQL, 1), pd.Arg())); err != nil {
+	q, arg := fmt.Sprintf(keys.StateSQL, 1), pd.Arg()
+	if pd.Cached() {
+		q, arg = fmt.Sprintf(keys.EpochSQL, 1), pd.OrganizationID
+	}
+	if err := pd.Scan(b.Handle.Pool.QueryRow(t.Context(), q, arg)); err != nil {
 		t.Fatal(err)
+	}
+	if pd.Stale() {
+		p, err := pd.Resolve(t.Context())
+		return pd, p, err
 	}
 	p, err := pd.Principal()
 	return pd, p, err
@@ -218,6 +228,9 @@ func TestKnownNeverAnswersAlone(t *testing.T) {
 	if err != nil || p.KeyID != k.ID || pd.KeyID != k.ID || pd.OrganizationID != "org_a" ||
 		!pd.Scopes.Has(apikey.ScopeAccountsRead) || p.Authorize(apikey.ScopeAccountsRead) != nil {
 		t.Fatalf("pending = %+v, %+v, %v", pd, p, err)
+	}
+	if pd, ok := auth.Known(k.Key); !ok || !pd.Cached() {
+		t.Fatal("the key's state, read with its epoch, is not remembered")
 	}
 
 	setRole := func(role string, removed *time.Time) {

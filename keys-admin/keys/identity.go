@@ -1,8 +1,30 @@
 package keys
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
-// identityCache remembers the Identity of up to about max keys, by the
+// knownKey is what identityCache remembers of a key: its Identity and, when
+// it was read with its organization's key-state epoch (PostgreSQL, after
+// the migration that adds it), its state as of that epoch.
+type knownKey struct {
+	Identity
+	state    keyState
+	hasState bool
+}
+
+// keyState is a key's state that is not its Identity; a revoked key is
+// never remembered.
+type keyState struct {
+	expiresAt  time.Time
+	lastUsedAt time.Time // zero: never used; else as last read or queued (lastUsedWriter.mark)
+	role       string    // "": no membership row
+	removed    bool
+	epoch      int64
+}
+
+// identityCache remembers up to about max keys (knownKey), by the
 // SHA-256 of the key. It is two generations of maps: entries go into the
 // current one; when that holds max/2, it becomes the previous one and the
 // one before is dropped. A hit in the previous generation moves the entry
@@ -11,16 +33,16 @@ type identityCache struct {
 	half int
 
 	mu   sync.Mutex
-	cur  map[[32]byte]Identity
-	prev map[[32]byte]Identity
+	cur  map[[32]byte]knownKey
+	prev map[[32]byte]knownKey
 }
 
 func newIdentityCache(n int) *identityCache {
 	half := max(n/2, 1)
-	return &identityCache{half: half, cur: make(map[[32]byte]Identity)}
+	return &identityCache{half: half, cur: make(map[[32]byte]knownKey)}
 }
 
-func (c *identityCache) get(hash []byte) (Identity, bool) {
+func (c *identityCache) get(hash []byte) (knownKey, bool) {
 	k := [32]byte(hash)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -35,7 +57,7 @@ func (c *identityCache) get(hash []byte) (Identity, bool) {
 	return id, ok
 }
 
-func (c *identityCache) put(hash []byte, id Identity) {
+func (c *identityCache) put(hash []byte, id knownKey) {
 	k := [32]byte(hash)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,9 +67,9 @@ func (c *identityCache) put(hash []byte, id Identity) {
 	c.putLocked(k, id)
 }
 
-func (c *identityCache) putLocked(k [32]byte, id Identity) {
+func (c *identityCache) putLocked(k [32]byte, id knownKey) {
 	if len(c.cur) >= c.half {
-		c.prev, c.cur = c.cur, make(map[[32]byte]Identity, c.half)
+		c.prev, c.cur = c.cur, make(map[[32]byte]knownKey, c.half)
 	}
 	c.cur[k] = id
 }

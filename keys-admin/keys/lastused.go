@@ -38,19 +38,25 @@ func newLastUsedWriter(db *bun.DB, hook func(error)) *lastUsedWriter {
 	return &lastUsedWriter{db: db, hook: hook, ch: make(chan touchReq, queueLen), pending: make(map[string]struct{}, queueLen)}
 }
 
-func (w *lastUsedWriter) mark(keyID string, lastUsed *time.Time, now time.Time) {
-	if lastUsed != nil && now.Sub(*lastUsed) < touchInterval {
-		return
+// mark queues keyID's last-used time when lastUsed (zero: never) is
+// touchInterval old or more. It returns the last-used time to remember
+// for the key: now when its write is queued (by this call or an earlier
+// one), lastUsed otherwise (a later request marks it again).
+func (w *lastUsedWriter) mark(keyID string, lastUsed, now time.Time) time.Time {
+	if !lastUsed.IsZero() && now.Sub(lastUsed) < touchInterval {
+		return lastUsed
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.pending[keyID]; ok {
-		return
+		return now
 	}
 	select {
 	case w.ch <- touchReq{keyID, now}:
 		w.pending[keyID] = struct{}{}
+		return now
 	default: // the writer is behind (or not running); a later request marks it again
+		return lastUsed
 	}
 }
 

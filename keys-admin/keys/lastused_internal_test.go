@@ -12,13 +12,13 @@ func TestMarkIsBounded(t *testing.T) {
 	w := newLastUsedWriter(nil, nil)
 	now := time.Now()
 	for i := range 20000 {
-		w.mark(fmt.Sprintf("key_%05d", i), nil, now)
+		w.mark(fmt.Sprintf("key_%05d", i), time.Time{}, now)
 	}
 	if len(w.pending) > queueLen || len(w.ch) != queueLen {
 		t.Fatalf("pending %d, queued %d; want at most %d", len(w.pending), len(w.ch), queueLen)
 	}
 	recent := now.Add(-time.Second)
-	w.mark("key_recent", &recent, now)
+	w.mark("key_recent", recent, now)
 	if _, ok := w.pending["key_recent"]; ok {
 		t.Fatal("a key used a second ago was queued")
 	}
@@ -32,12 +32,12 @@ func BenchmarkMark20000(b *testing.B) {
 	ids := make([]string, 20000)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("key_%05d", i)
-		w.mark(ids[i], nil, now)
+		w.mark(ids[i], time.Time{}, now)
 	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		w.mark(ids[i%len(ids)], nil, now)
+		w.mark(ids[i%len(ids)], time.Time{}, now)
 		i++
 	}
 }
@@ -47,11 +47,11 @@ func TestIdentityCacheBounded(t *testing.T) {
 	c := newIdentityCache(100)
 	hot := make([]byte, 32)
 	hot[0] = 0xff
-	c.put(hot, Identity{KeyID: "hot"})
+	c.put(hot, knownKey{Identity: Identity{KeyID: "hot"}})
 	for i := range 1000 {
 		h := make([]byte, 32)
 		h[1], h[2] = byte(i), byte(i>>8)
-		c.put(h, Identity{KeyID: fmt.Sprint(i)})
+		c.put(h, knownKey{Identity: Identity{KeyID: fmt.Sprint(i)}})
 		if _, ok := c.get(hot); !ok {
 			t.Fatalf("hot key dropped after %d puts", i)
 		}

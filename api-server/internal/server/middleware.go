@@ -338,11 +338,13 @@ func (s *Server) protect(c *gin.Context) {
 // protectKnown is protect for a key whose identity (id, organization,
 // scopes: what never changes) this process resolved before: one limiter
 // call takes the per-IP, per-key and per-organization buckets at once, and
-// the key's state (revoked, expired, issuer demoted or removed) is read
-// from the database after, in the round trip of the page (settle) or alone
-// when the request is refused before it (confirm): never answered from
-// memory. So a request makes two round trips (limiter, database), not
-// three. The answers are those of the steps in order but one: a key that
+// the key's state (revoked, expired, issuer demoted or removed) is checked
+// in the database after, in the round trip of the page (settle) or alone
+// when the request is refused before it (confirm): the state itself, or,
+// when this process remembers it, its organization's key-state epoch,
+// which changes with anything the state depends on (keys.EpochSQL); a
+// moved epoch reads the state again. So a request makes two round trips
+// (limiter, database), not three. The answers are those of the steps in order but one: a key that
 // has become invalid since this process last saw it valid, on a request
 // that its key's or organization's bucket refuses, gets that 429, not 401
 // (and charges its buckets that once); its next request, the identity
@@ -398,13 +400,19 @@ func (s *Server) prelude(c *gin.Context) store.Prelude {
 
 // settle reads the pending key lookup that went with the page (pageErr is
 // the page's; when it failed, found answers it): 401 for a key no longer
-// valid, 403 for an issuer no longer an admin. It returns false when it
-// has answered.
+// valid, 403 for an issuer no longer an admin. When the page's statement
+// read a key-state epoch other than the one this process remembers the
+// key's state with (the key or its organization's membership changed
+// since), the state is read again, alone, before the answer. It returns
+// false when it has answered.
 func (s *Server) settle(c *gin.Context, pageErr error) bool {
 	st := state(c)
 	pd := st.pending
 	if pd == nil || pageErr != nil {
 		return true
+	}
+	if pd.Stale() {
+		return s.confirm(c)
 	}
 	st.pending = nil
 	p, err := pd.Principal()

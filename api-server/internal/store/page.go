@@ -19,17 +19,35 @@ import (
 
 // Prelude is the request's key, read in the page's own statement: its state
 // (keys.StateSQL, in the keyed forms of pgKeyedForms, with Arg as the last
-// parameter) comes in the statement's first row and goes to Scan, so that a
-// request makes one database round trip and one statement, not two. It is
-// only given to a PostgreSQL store; keys.Pending is the one there is. Its
-// statement sees the primary: Routed runs it there, alone (RunPrelude),
-// when the page is read on a replica.
+// parameter), or when Cached its organization's key-state epoch alone
+// (keys.EpochSQL, in the epoch forms of pgEpochForms), comes in the
+// statement's first row and goes to Scan, so that a request makes one
+// database round trip and one statement, not two. It is only given to a
+// PostgreSQL store; keys.Pending is the one there is. Its statement sees
+// the primary: Routed runs it there, alone (RunPrelude), when the page is
+// read on a replica.
 type Prelude interface {
 	// Arg is the value of the keyed forms' last parameter.
 	Arg() any
-	// Scan reads the key-state columns (keys.StateColumns); no row
-	// (pgx.ErrNoRows) or NULLs is a key not found, not an error.
+	// Cached reports whether the statement reads the epoch form: one
+	// column, the epoch, instead of keys.StateColumns.
+	Cached() bool
+	// Scan reads the epoch column (Cached) or the key-state columns
+	// (keys.StateColumns); no row (pgx.ErrNoRows) or NULLs is a key (or
+	// an epoch) not found, not an error.
 	Scan(row pgx.Row) error
+}
+
+// preludeForm is the form of q that carries pre (none: the page form),
+// with the arguments it takes and the number of columns before the page's.
+func preludeForm(q queryName, args []any, pre Prelude) (string, []any, int) {
+	switch {
+	case pre == nil:
+		return pgPageForms[q], args, metaCols
+	case pre.Cached():
+		return pgEpochForms[q], args, metaCols + 1
+	}
+	return pgKeyedForms[q], append(args, pre.Arg()), metaCols + stateCols
 }
 
 // errPreludeSQLite: a Prelude needs PostgreSQL (the caller's mistake).
@@ -170,8 +188,8 @@ func page[R any](ctx context.Context, s *Store, orgID string, p ListParams, pre 
 // pgPage runs the list query q in its meta form (pageMetaForm: the meta
 // columns first) through pgx, prepared once per connection (pgx's
 // statement cache): one statement and one round trip; with pre, in its
-// keyed form (pgKeyedForms: the key's state columns after the meta
-// columns, read by pre.Scan from the first row). scan is called for each
+// keyed or epoch form (preludeForm: the key's state or epoch columns after
+// the meta columns, read by pre.Scan from the first row). scan is called for each
 // row, whose meta (and state) columns it skips. A page without rows
 // carries no meta, so the meta query (keyed with pre) follows then: a
 // second round trip, only for empty pages.
@@ -182,11 +200,7 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 		return m, err
 	}
 	defer conn.Release()
-	form, skip := pgPageForms[q], metaCols
-	if pre != nil {
-		form, skip = pgKeyedForms[q], metaCols+stateCols
-		args = append(args, pre.Arg())
-	}
+	form, args, skip := preludeForm(q, args, pre)
 	rows, err := conn.Query(ctx, form, args...)
 	if err != nil {
 		return m, err
@@ -213,7 +227,7 @@ func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName
 }
 
 // readMeta reads the meta columns of a page's (or a meta query's) row, and
-// gives pre (if not nil) the key-state columns that follow them.
+// gives pre (if not nil) the key-state (or epoch) columns that follow them.
 func readMeta(rows pgx.Rows, pre Prelude) (Meta, error) {
 	d := rawDecoder{vals: rows.RawValues(), fds: rows.FieldDescriptions()}
 	if len(d.vals) < metaCols || len(d.vals) != len(d.fds) {
@@ -231,13 +245,14 @@ func readMeta(rows pgx.Rows, pre Prelude) (Meta, error) {
 	return m, nil
 }
 
-// stateRow is a pgx.Row over the key-state columns of a keyed form's row
-// (after the meta columns), scanned with the connection's type map.
+// stateRow is a pgx.Row over the key-state (or epoch) columns of a keyed
+// (or epoch) form's row, after the meta columns, scanned with the
+// connection's type map.
 type stateRow struct{ rows pgx.Rows }
 
 func (r stateRow) Scan(dest ...any) error {
 	vals, fds := r.rows.RawValues(), r.rows.FieldDescriptions()
-	if len(dest) != stateCols || len(vals) < metaCols+stateCols {
+	if (len(dest) != stateCols && len(dest) != 1) || len(vals) < metaCols+len(dest) {
 		return errColumnCount
 	}
 	tm := r.rows.Conn().TypeMap()
@@ -261,7 +276,7 @@ func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string, pr
 	}
 	form := pgForm(q)
 	if pre != nil {
-		form, args = pgKeyedForms[q], append(args, pre.Arg())
+		form, args, _ = preludeForm(q, args, pre)
 	}
 	rows, err := conn.Query(ctx, form, args...)
 	if err != nil {
@@ -283,10 +298,14 @@ func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string, pr
 }
 
 // RunPrelude runs pre alone, on this store's database (Routed: the
-// primary's, when the page is read on a replica).
-func (s *Store) RunPrelude(ctx context.Context, pre Prelude) error {
+// primary's, when the page is read on a replica); orgID is the
+// organization whose epoch a Cached pre reads.
+func (s *Store) RunPrelude(ctx context.Context, orgID string, pre Prelude) error {
 	if s.pool == nil {
 		return errPreludeSQLite
+	}
+	if pre.Cached() {
+		return pre.Scan(s.pool.QueryRow(ctx, pgEpoch, orgID))
 	}
 	return pre.Scan(s.pool.QueryRow(ctx, pgKeyState, pre.Arg()))
 }

@@ -62,17 +62,60 @@ func TestPrelude(t *testing.T) {
 	if err != nil || want.Len() == 0 {
 		t.Fatal(want, err)
 	}
-	for range 3 { // the statements are prepared on first use, then cached
+	for i := range 3 { // the statements are prepared on first use, then cached
 		pd := pending(t, auth, key)
+		// Lookup read the key's state with its organization's epoch: from
+		// then on the page reads the epoch alone (the epoch form).
+		if !pd.Cached() {
+			t.Fatalf("run %d: the key's state is not remembered", i)
+		}
 		m, got, err := st.AccountsPage(ctx, "org_a", p, pd)
 		if err != nil || m != wm || !reflect.DeepEqual(got.Rows(), want.Rows()) {
 			t.Fatalf("with a prelude: %+v %+v %v", m, got, err)
+		}
+		if pd.Stale() {
+			t.Fatalf("run %d: the epoch moved with nothing written", i)
 		}
 		if pr, err := pd.Principal(); err != nil || pr.KeyID != id || pr.IssuerRole != keys.RoleOwner {
 			t.Fatalf("the key's state read with the page: %+v %v", pr, err)
 		}
 	}
+	// The state form (a key whose state is not remembered, as after a
+	// Lookup with no epoch row) gives the same page and the state.
+	if _, err := b.DB.ExecContext(ctx, `DELETE FROM key_state_epochs`); err != nil {
+		t.Fatal(err)
+	}
 	pd := pending(t, auth, key)
+	if _, _, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || !pd.Stale() {
+		t.Fatalf("no epoch row: %v, stale %v", err, pd.Stale())
+	}
+	if _, err := pd.Resolve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pd = pending(t, auth, key)
+	if pd.Cached() {
+		t.Fatal("remembered with no epoch")
+	}
+	if m, got, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || m != wm || !reflect.DeepEqual(got.Rows(), want.Rows()) {
+		t.Fatalf("state form: %+v %+v %v", m, got, err)
+	}
+	if pr, err := pd.Principal(); err != nil || pr.KeyID != id {
+		t.Fatalf("state form: %+v %v", pr, err)
+	}
+	// An epoch again (a member's role written): the state is remembered
+	// with it.
+	for _, role := range []string{keys.RoleMember, keys.RoleAdmin} {
+		if _, err := b.DB.ExecContext(ctx, `UPDATE organization_members SET role = ? WHERE organization_id = 'org_a' AND user_id = ?`, role, testenv.AdminA); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := auth.Lookup(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	pd = pending(t, auth, key)
+	if !pd.Cached() {
+		t.Fatal("not remembered with the new epoch")
+	}
 	if _, got, err := st.CampaignsPage(ctx, "org_a", p, pd); err != nil || got.Len() == 0 {
 		t.Fatalf("campaigns with a prelude: %v %v", got, err)
 	}
@@ -98,8 +141,14 @@ func TestPrelude(t *testing.T) {
 	if _, got, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || got.Len() == 0 {
 		t.Fatalf("page of a revoked key: %v %v", got, err)
 	}
-	if _, err := pd.Principal(); !errors.Is(err, keys.ErrUnauthenticated) {
-		t.Fatalf("revoked key read with the page: %v, want ErrUnauthenticated", err)
+	if !pd.Stale() {
+		t.Fatal("the revocation did not move the epoch read with the page")
+	}
+	if _, err := pd.Principal(); err == nil {
+		t.Fatal("Principal answered from a stale state")
+	}
+	if _, err := pd.Resolve(ctx); !errors.Is(err, keys.ErrUnauthenticated) {
+		t.Fatalf("revoked key: %v, want ErrUnauthenticated", err)
 	}
 	if _, ok := auth.Known(key); ok {
 		t.Fatal("a revoked key is still known")
@@ -164,5 +213,40 @@ func TestEmptyPageOneConnection(t *testing.T) {
 	// The connection is usable afterwards: a page with rows.
 	if _, got, err := st.AccountsPage(ctx, "org_a", store.ListParams{Limit: 3}, pending(t, auth, key)); err != nil || got.Len() == 0 {
 		t.Fatal(got, err)
+	}
+}
+
+// TestRunPrelude: a Prelude run alone (Routed, before a page read on a
+// replica) reads the epoch of the given organization for a remembered key,
+// the state otherwise, and sees a revocation at once.
+func TestRunPrelude(t *testing.T) {
+	b := dbtest.Postgres(t)
+	ctx := t.Context()
+	testenv.Seed(t, b.DB, time.Now().UTC())
+	st, err := store.New(ctx, b.Handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	auth, km, key, id := knownKey(t, b, b.Handle)
+	pd := pending(t, auth, key)
+	if !pd.Cached() {
+		t.Fatal("the key's state is not remembered")
+	}
+	if err := st.RunPrelude(ctx, "org_a", pd); err != nil || pd.Stale() {
+		t.Fatalf("epoch alone: %v, stale %v", err, pd.Stale())
+	}
+	if pr, err := pd.Principal(); err != nil || pr.KeyID != id {
+		t.Fatalf("%+v %v", pr, err)
+	}
+	if _, err := km.Revoke(ctx, "org_a", testenv.OwnerA, id); err != nil {
+		t.Fatal(err)
+	}
+	pd = pending(t, auth, key)
+	if err := st.RunPrelude(ctx, "org_a", pd); err != nil || !pd.Stale() {
+		t.Fatalf("after the revocation: %v, stale %v", err, pd.Stale())
+	}
+	if _, err := pd.Resolve(ctx); !errors.Is(err, keys.ErrUnauthenticated) {
+		t.Fatalf("revoked: %v", err)
 	}
 }

@@ -53,6 +53,7 @@ func Generate(target string) ([]byte, error) {
 		data["Queries"] = queries(rs)
 		data["StateCols"] = len(keys.StateColumns)
 		data["KeyState"] = fmt.Sprintf(keys.StateSQL, 1)
+		data["Epoch"] = fmt.Sprintf(keys.EpochSQL, 1)
 	case "snapshot":
 		t = snapshotTmpl
 		v, err := view(schema.Insight)
@@ -226,6 +227,10 @@ type query struct {
 	// statement's last parameter, and keys.StateColumns after the meta
 	// columns.
 	PGKeyed string
+	// PGEpoch is PGPage (PG for the meta queries) for a known key whose
+	// state is remembered: its organization's key-state epoch
+	// (keys.EpochSQL, on $1) as the one column after the meta columns.
+	PGEpoch string
 }
 
 // keyed returns the keyed form of a statement: with, the statement's own
@@ -249,6 +254,19 @@ func keyed(with, meta, sel string, params int) string {
 	return cte + "SELECT " + meta + state + sel
 }
 
+// epoch returns the epoch form of a statement, keyed's arguments but
+// params.
+func epoch(with, meta, sel string) string {
+	if with != "" {
+		with += " "
+	}
+	col := "(" + fmt.Sprintf(keys.EpochSQL, 1) + ")"
+	if sel != "" {
+		col += ", "
+	}
+	return with + "SELECT " + meta + col + sel
+}
+
 const (
 	metaAsOf       = "(SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1)"
 	metaFoundCount = "(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $%d)"
@@ -258,9 +276,11 @@ func queries(rs []*resource) []query {
 	out := []query{
 		{Name: "qMeta", Label: "meta", PG: "SELECT " + metaAsOf + ", 1::bigint",
 			PGKeyed: keyed("", metaAsOf+", 1::bigint, ", "", 1),
+			PGEpoch: epoch("", metaAsOf+", 1::bigint, ", ""),
 			SQLite:  "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), 1"},
 		{Name: "qMetaAccount", Label: "meta+account", PG: "SELECT " + metaAsOf + ", " + fmt.Sprintf(metaFoundCount, 2),
 			PGKeyed: keyed("", metaAsOf+", "+fmt.Sprintf(metaFoundCount, 2)+", ", "", 2),
+			PGEpoch: epoch("", metaAsOf+", "+fmt.Sprintf(metaFoundCount, 2)+", ", ""),
 			SQLite: "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), " +
 				"(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?2)"},
 	}
@@ -312,6 +332,7 @@ func queries(rs []*resource) []query {
 				PG:      "SELECT " + selectList(r, true, "") + from + where(true, "") + tail(true),
 				PGPage:  "SELECT " + meta + selectList(r, true, "") + from + where(true, "") + tail(true),
 				PGKeyed: keyed("", meta, selectList(r, true, "")+from+where(true, "")+tail(true), params),
+				PGEpoch: epoch("", meta, selectList(r, true, "")+from+where(true, "")+tail(true)),
 				SQLite:  "SELECT " + selectList(r, false, "") + from + where(false, "") + tail(false)})
 			if !r.Seek {
 				continue
@@ -335,7 +356,8 @@ func queries(rs []*resource) []query {
 			out = append(out, query{Name: name + "Seek", Label: label + " (seek)",
 				PG:      cte + "SELECT " + selectList(r, true, "i.") + seekWhere,
 				PGPage:  cte + "SELECT " + meta + selectList(r, true, "i.") + seekWhere,
-				PGKeyed: keyed(cte, meta, selectList(r, true, "i.")+seekWhere, params)})
+				PGKeyed: keyed(cte, meta, selectList(r, true, "i.")+seekWhere, params),
+				PGEpoch: epoch(strings.TrimSuffix(cte, " "), meta, selectList(r, true, "i.")+seekWhere)})
 		}
 	}
 	return out
@@ -410,11 +432,24 @@ var pgKeyedForms = map[queryName]string{
 {{- end}}{{end}}
 }
 
+// pgEpochForms are the forms the *Page methods run for a request whose
+// key's state is remembered (Prelude.Cached): each page form (and each
+// meta query) with the organization's key-state epoch (keys.EpochSQL on
+// $1) as the one column after the meta columns.
+var pgEpochForms = map[queryName]string{
+{{- range .Queries}}{{if .PGEpoch}}
+	{{.Name}}: {{bq .PGEpoch}},
+{{- end}}{{end}}
+}
+
 // stateCols is the number of key-state columns of a keyed form.
 const stateCols = {{.StateCols}}
 
 // pgKeyState is keys.StateSQL alone, the key's hash as $1 (RunPrelude).
 const pgKeyState = {{bq .KeyState}}
+
+// pgEpoch is keys.EpochSQL alone, the organization as $1 (RunPrelude).
+const pgEpoch = {{bq .Epoch}}
 
 // sqliteQueries are the SQLite texts of the queries (no seek: SQLite reads
 // every page with LIMIT/OFFSET).
