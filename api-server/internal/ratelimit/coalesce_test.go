@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -12,10 +13,11 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/testenv"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestConcurrentCallsStayExact: the scripts of concurrent requests go to
-// Redis together (in pipelines), and each still charges its buckets alone,
+// Redis together (in batches), and each still charges its buckets alone,
 // all or nothing: of 200 concurrent requests on a 25-a-minute key bucket
 // exactly 25 are allowed, and each allowed one is charged to its
 // organization's bucket too.
@@ -53,10 +55,10 @@ func TestConcurrentCallsStayExact(t *testing.T) {
 	}
 }
 
-// TestCoalescedCallsKeepTheirDeadline: calls that queue behind a pipeline
+// TestCoalescedCallsKeepTheirDeadline: calls that queue behind a batch
 // that the store never answers each fail with ErrUnavailable about one
-// deadline after they were made, not after the pipeline ahead of them plus
-// their own (a pipeline has one context, its oldest call's deadline).
+// deadline after they were made, not after the batch ahead of them plus
+// their own (a batch has one context, its oldest call's deadline).
 func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -88,7 +90,7 @@ func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
 		return time.Since(t0)
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { call() }) // the pipeline ahead
+	wg.Go(func() { call() }) // the batch ahead
 	time.Sleep(deadline * 2 / 3)
 	took := make([]time.Duration, 8)
 	for i := range took {
@@ -99,5 +101,92 @@ func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
 		if d < deadline-20*time.Millisecond || d > deadline+deadline/2 {
 			t.Errorf("queued call %d failed after %s, want about %s", i, d, deadline)
 		}
+	}
+}
+
+// TestBatchMatchesEach: the coalescer's one script for a batch of requests
+// (allowBatch) answers each request as its own script (allowChecks) would,
+// in order, and leaves the buckets as those would: random batches of
+// requests over a few buckets of small limits (refusals, gates, a bucket
+// shared by several requests, a request naming a bucket twice), each batch
+// run both ways on buckets of its own.
+func TestBatchMatchesEach(t *testing.T) {
+	url := testenv.RedisURL(t)
+	ctx := t.Context()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	limits := []ratelimit.Limit{ratelimit.PerMinute("a", 3), ratelimit.PerMinute("b", 5), ratelimit.PerMinute("c", 60)}
+	buckets := []string{"ip:1", "ip:2", "key:k", "key:l", "org:o"}
+	near := func(a, b int64) bool { return a-b < 50_000 && b-a < 50_000 } // µs
+	for round := range 40 {
+		nsEach, nsBatch := testenv.Namespace(), testenv.Namespace()
+		each, err := ratelimit.NewRedis(url, nsEach, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := ratelimit.NewRedis(url, nsBatch, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Three batches in a row on the same buckets, so that later ones
+		// start from stored state.
+		for range 3 {
+			reqs := make([][]ratelimit.Check, 2+rng.IntN(12))
+			for i := range reqs {
+				n := 1 + rng.IntN(3)
+				for j := range n {
+					reqs[i] = append(reqs[i], ratelimit.Check{
+						Limit: limits[rng.IntN(len(limits))],
+						Key:   buckets[rng.IntN(len(buckets))],
+						Gate:  j == 0 && rng.IntN(2) == 0,
+					})
+				}
+			}
+			want, err := each.AllowEach(ctx, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := batch.AllowBatch(ctx, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("round %d: %d replies, want %d", round, len(got), len(want))
+			}
+			for i := range want {
+				w, g := want[i].([]any), got[i].([]any)
+				if len(w) != len(g) {
+					t.Fatalf("round %d request %d %+v: batch %v, each %v", round, i, reqs[i], g, w)
+				}
+				for j := range w {
+					wv, gv := w[j].(int64), g[j].(int64)
+					// allowed and remaining exactly; retry and reset (µs)
+					// to the clock readings' difference.
+					if (j%4 < 2 && wv != gv) || (j%4 >= 2 && !near(wv, gv)) {
+						t.Fatalf("round %d request %d %+v: batch %v, each %v", round, i, reqs[i], g, w)
+					}
+				}
+			}
+		}
+		for _, b := range buckets {
+			k := func(ns string) string { return "rate:" + ns + ":{" + b + "}:" + b }
+			tw, errW := rdb.Get(ctx, k(nsEach)).Float64()
+			tg, errG := rdb.Get(ctx, k(nsBatch)).Float64()
+			if (errW == nil) != (errG == nil) || (errW == nil && (tw-tg > 0.05 || tg-tw > 0.05)) {
+				t.Fatalf("round %d bucket %s: batch %v %v, each %v %v", round, b, tg, errG, tw, errW)
+			}
+			lw, _ := rdb.TTL(ctx, k(nsEach)).Result()
+			lg, _ := rdb.TTL(ctx, k(nsBatch)).Result()
+			if lw != lg {
+				t.Fatalf("round %d bucket %s: ttl %s, each %s", round, b, lg, lw)
+			}
+		}
+		each.Close()
+		batch.Close()
 	}
 }
