@@ -383,6 +383,16 @@ func TestConnectionFlags(t *testing.T) {
 			t.Errorf("withStatementTimeout(%q) = %q, want %q", in, got, want)
 		}
 	}
+	for in, want := range map[string]string{
+		"postgres://u@h/db":                                   "postgres://u@h/db?statement_timeout=1500&plan_cache_mode=force_generic_plan",
+		"postgresql://u@h/db?plan_cache_mode=auto":            "postgresql://u@h/db?plan_cache_mode=auto&statement_timeout=1500",
+		"postgres://u:pw%3Fx@h/db?statement_timeout=9000&a=b": "postgres://u:pw%3Fx@h/db?statement_timeout=9000&a=b&plan_cache_mode=force_generic_plan",
+		"sqlite:x.db": "sqlite:x.db",
+	} {
+		if got := serveURL(in, 1500*time.Millisecond); got != want {
+			t.Errorf("serveURL(%q) = %q, want %q", in, got, want)
+		}
+	}
 	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
 	errOut.Reset()
 	if code := Run(t.Context(), []string{"serve", "--database-url", db, "--listen", "127.0.0.1:0", "--max-conns-per-ip", "-1"},

@@ -54,7 +54,7 @@ Run 'svc-api migrate' before the first start.`,
 			if err != nil {
 				return err
 			}
-			db, err := database.Connect(cmd.Context(), withStatementTimeout(url, c.statementTimeout), database.Options{MaxOpenConns: c.serveConns(url)})
+			db, err := database.Connect(cmd.Context(), serveURL(url, c.statementTimeout), database.Options{MaxOpenConns: c.serveConns(url)})
 			if err != nil {
 				return err
 			}
@@ -149,7 +149,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 			if !isPostgresURL(u) {
 				return usageError{fmt.Errorf("--database-replica-urls: URL %d is not postgres://…", i+1)}
 			}
-			urls[i] = withStatementTimeout(u, c.statementTimeout)
+			urls[i] = serveURL(u, c.statementTimeout)
 		}
 		rt := store.NewRouted(ctx, st, store.ReplicaOptions{URLs: urls, MaxLag: c.ReplicaMaxLag,
 			Deadline: c.DBDeadline, MaxConns: c.serveConns(urls[0])}, log)

@@ -226,13 +226,18 @@ func (n *NullTime) parse(s string) error {
 }
 
 // Queries returns the read queries as PostgreSQL runs them (the list
-// queries in their meta form), by name, for plan checks.
+// queries in their meta form), by name, and their epoch forms (the request
+// path's, for a key whose state is remembered) as "<name> +epoch": the same
+// parameters; for plan checks.
 func Queries() map[string]string {
-	out := make(map[string]string, len(queryNames))
+	out := make(map[string]string, 2*len(queryNames))
 	for k, name := range queryNames {
 		out[name] = pgQueries[k]
 		if q, ok := pgPageForms[k]; ok {
 			out[name] = q
+		}
+		if q, ok := pgEpochForms[k]; ok {
+			out[name+" +epoch"] = q
 		}
 	}
 	return out

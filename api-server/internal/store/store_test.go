@@ -1,6 +1,9 @@
 package store_test
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,10 +56,10 @@ func TestPlans(t *testing.T) {
 	to := time.Now().UTC().Format(time.DateOnly)
 	for name, q := range store.Queries() {
 		var args []any
-		switch {
-		case name == "meta":
+		switch base := strings.TrimSuffix(name, " +epoch"); {
+		case base == "meta":
 			args = []any{"org_a"}
-		case name == "meta+account":
+		case base == "meta+account":
 			args = []any{"org_a", "acc_a1"}
 		case strings.HasPrefix(name, "insights"):
 			args = []any{"org_a", 101, 10000, from, to}
@@ -66,23 +69,69 @@ func TestPlans(t *testing.T) {
 		if strings.Contains(name, "?accountId") {
 			args = append(args, "acc_a1")
 		}
-		rows, err := b.DB.DB.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan strings.Builder
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
+		// The plan for these parameters (a custom plan), then the generic
+		// plan that serve runs (plan_cache_mode=force_generic_plan, on a
+		// statement prepared on a connection of its own).
+		custom := explain(t, b.DB.DB, "", "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+		lits := make([]string, len(args))
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				lits[i] = "'" + s + "'"
+			} else {
+				lits[i] = fmt.Sprint(a)
 			}
-			plan.WriteString(line + "\n")
 		}
-		rows.Close()
-		p := plan.String()
-		if strings.Contains(p, "Seq Scan") || strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
-			t.Errorf("%s: not an index range scan:\n%s", name, p)
+		generic := explain(t, b.DB.DB, q, "EXPLAIN (ANALYZE, BUFFERS) EXECUTE q("+strings.Join(lits, ", ")+")")
+		for kind, p := range map[string]string{"custom": custom, "generic": generic} {
+			if strings.Contains(p, "Seq Scan") || strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
+				t.Errorf("%s, %s plan: not an index range scan:\n%s", name, kind, p)
+			}
 		}
-		t.Logf("%s:\n%s", name, p)
+		t.Logf("%s:\n%s\ngeneric:\n%s", name, custom, generic)
 	}
+}
+
+// explain runs the EXPLAIN statement q with args and returns its text. With
+// prepare, on a connection of its own with plan_cache_mode
+// force_generic_plan, prepare is first prepared as statement q, and the plan
+// must be the generic one.
+func explain(t *testing.T, db *sql.DB, prepare, q string, args ...any) string {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if prepare != "" {
+		for _, s := range []string{"SET plan_cache_mode = force_generic_plan", "PREPARE q AS " + prepare} {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "DEALLOCATE q; RESET plan_cache_mode") //nolint:errcheck
+	}
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if prepare != "" {
+		var generic int
+		if err := conn.QueryRowContext(ctx, "SELECT generic_plans FROM pg_prepared_statements WHERE name = 'q'").Scan(&generic); err != nil || generic == 0 {
+			t.Fatalf("the plan of %q is not generic (%d generic plans, %v)", prepare, generic, err)
+		}
+	}
+	return plan.String()
 }
