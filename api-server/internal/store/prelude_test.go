@@ -250,3 +250,23 @@ func TestRunPrelude(t *testing.T) {
 		t.Fatalf("revoked: %v", err)
 	}
 }
+
+// TestNewNeedsTheKeyMigrations: a PostgreSQL database without keys-admin's
+// key-state epochs (its migration not applied) fails New, at start, with an
+// error that says a table is missing, not every request later.
+func TestNewNeedsTheKeyMigrations(t *testing.T) {
+	b := dbtest.Postgres(t)
+	ctx := t.Context()
+	testenv.Seed(t, b.DB, time.Now().UTC())
+	if _, err := b.DB.ExecContext(ctx, `DROP TABLE key_state_epochs`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(ctx, b.Handle)
+	if err == nil {
+		st.Close()
+		t.Fatal("New accepted a database without key_state_epochs")
+	}
+	if !store.SchemaMissing(err) {
+		t.Fatalf("New: %v, want an error SchemaMissing recognizes", err)
+	}
+}

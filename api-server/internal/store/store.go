@@ -92,6 +92,21 @@ func New(ctx context.Context, db *database.DB) (*Store, error) {
 		}
 		s.stmts[name] = st
 	}
+	if db.IsPostgres() {
+		// The request path's forms read keys-admin's tables too (the key's
+		// state, its organization's epoch): a database that lacks one of
+		// their migrations fails here, at start, not on every request.
+		for _, forms := range []map[queryName]string{pgKeyedForms, pgEpochForms} {
+			for name, q := range forms {
+				st, err := s.db.PrepareContext(ctx, q)
+				if err != nil {
+					s.Close()
+					return nil, fmt.Errorf("prepare query %s: %w", queryNames[name], err)
+				}
+				_ = st.Close()
+			}
+		}
+	}
 	return s, nil
 }
 
