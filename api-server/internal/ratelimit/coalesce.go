@@ -13,13 +13,13 @@ import (
 // coalescer sends the limit checks of concurrent requests to one Redis
 // (not a Cluster) together: while a call is out, the requests that arrive
 // queue, and go together in the next one as soon as it returns, as one
-// script (allowBatch) that takes each request's checks in arrival order,
-// all or nothing per request, exactly as one allowChecks per request would
-// at the same clock reading: the limits are those of one call per request.
-// Nothing waits for a timer, and a request alone is sent at once (as
-// allowChecks). Under load a round trip, Redis's and svc-api's system
-// calls for it, and Redis's per-script work (the clock, one MGET, one SET
-// per bucket) are shared by the requests in flight. It starts no goroutine
+// script (allowChecks) that takes each request's checks in arrival order,
+// all or nothing per request, exactly as one script per request would at
+// the same clock reading: the limits are those of one call per request.
+// Nothing waits for a timer, and a request alone is sent at once (a batch
+// of one). Under load a round trip, Redis's and svc-api's system calls for
+// it, and Redis's per-script work (the clock, one MGET, one SET per
+// bucket) are shared by the requests in flight. It starts no goroutine
 // of its own: the request that finds no call out sends one, and one that
 // finishes with requests queued hands them to a new goroutine.
 //
@@ -35,28 +35,77 @@ type coalescer struct {
 	queue []*scriptCall
 	busy  bool // a batch is out (or about to be)
 
-	// allowBatch's keys, limits and arguments, reused from batch to batch
-	// (one flush runs at a time), and each key's index in keys.
-	keys  []string
-	lims  []*[3]any
-	args  []any
-	index map[string]int
+	script batchScript // reused from batch to batch: one flush runs at a time
 }
 
-// scriptCall is one request's script: its keys and arguments (in buffers
-// of its own, so that a call is one allocation, reused through callPool),
-// and its answer.
+// scriptCall is one request's checks: its bucket keys, each check's limit
+// arguments (Redis.limitArgs) and whether it is a gate, in buffers of its
+// own (a call is one allocation, reused through callPool), and its answer.
 type scriptCall struct {
 	keys    []string
-	args    []any
-	limits  []*[3]any // each check's limit arguments (Redis.limitArgs), for allowBatch
+	limits  []*[3]any
+	gates   []bool
 	keysBuf [4]string
-	argsBuf [16]any
 	limBuf  [4]*[3]any
+	gateBuf [4]bool
+	argsBuf [16]any // the ARGV of a batch of this call alone (Redis.run on a Cluster)
 	queued  time.Time
 	val     any
 	err     error
 	done    chan struct{} // one send when val and err are set
+}
+
+// batchScript is allowChecks' KEYS and ARGV for a batch of calls (build).
+type batchScript struct {
+	keys  []string
+	lims  []*[3]any
+	args  []any
+	index map[string]int // each key's index in keys; nil: no key is shared (one call)
+}
+
+// build sets b to allowChecks' keys and arguments for calls: each bucket
+// key once (with index; a call's own keys in order without); the number of
+// distinct limits, and each one's three values; the number of requests,
+// and for each its number of checks, then one code a check: (key index ×
+// limits + limit index) × 2 + 1 if a gate, indexes from 0. The limits are
+// the server's (three), looked up in a slice.
+func (b *batchScript) build(calls []*scriptCall) {
+	b.keys, b.lims = b.keys[:0], b.lims[:0]
+	if b.index != nil {
+		clear(b.index)
+	}
+	for _, call := range calls {
+		for _, l := range call.limits {
+			if !slices.Contains(b.lims, l) {
+				b.lims = append(b.lims, l)
+			}
+		}
+	}
+	b.args = append(b.args[:0], len(b.lims))
+	for _, l := range b.lims {
+		b.args = append(b.args, l[0], l[1], l[2])
+	}
+	nlim := len(b.lims)
+	b.args = append(b.args, len(calls))
+	for _, call := range calls {
+		b.args = append(b.args, len(call.keys))
+		for i, k := range call.keys {
+			j := len(b.keys)
+			if b.index == nil {
+				b.keys = append(b.keys, k)
+			} else if have, ok := b.index[k]; ok {
+				j = have
+			} else {
+				b.keys = append(b.keys, k)
+				b.index[k] = j
+			}
+			code := (j*nlim + slices.Index(b.lims, call.limits[i])) * 2
+			if call.gates[i] {
+				code++
+			}
+			b.args = append(b.args, code)
+		}
+	}
 }
 
 var callPool = sync.Pool{New: func() any { return &scriptCall{done: make(chan struct{}, 1)} }}
@@ -64,22 +113,21 @@ var callPool = sync.Pool{New: func() any { return &scriptCall{done: make(chan st
 // newCall returns an empty call from the pool.
 func newCall() *scriptCall {
 	c := callPool.Get().(*scriptCall)
-	c.keys, c.args, c.limits = c.keysBuf[:0], c.argsBuf[:0], c.limBuf[:0]
+	c.keys, c.limits, c.gates = c.keysBuf[:0], c.limBuf[:0], c.gateBuf[:0]
 	return c
 }
 
 // release puts an answered call back in the pool.
 func (c *scriptCall) release() {
 	clear(c.keysBuf[:])
-	clear(c.argsBuf[:])
 	clear(c.limBuf[:])
+	clear(c.argsBuf[:])
 	c.val, c.err = nil, nil
 	callPool.Put(c)
 }
 
 // run takes call's checks with the other requests' queued with it (one
-// allowBatch script, or allowChecks when alone); ctx (the request's) ends
-// the wait early. The call goes back to the pool once answered; a call
+// allowChecks script); ctx (the request's) ends the wait early. The call goes back to the pool once answered; a call
 // left behind by its request is the garbage collector's.
 func (c *coalescer) run(ctx context.Context, call *scriptCall) (any, error) {
 	call.queued = time.Now()
@@ -110,25 +158,20 @@ func (c *coalescer) flush() {
 	c.mu.Unlock()
 	ctx, cancel := context.WithDeadline(context.Background(), batch[0].queued.Add(c.deadline))
 	defer cancel()
-	if len(batch) == 1 {
-		call := batch[0]
-		call.val, call.err = allowChecks.Run(ctx, c.rdb, call.keys, call.args...).Result()
+	b := &c.script
+	if b.index == nil {
+		b.index = make(map[string]int)
+	}
+	b.build(batch)
+	vals, err := runChecks(ctx, c.rdb, b, len(batch))
+	clear(b.args) // the arguments hold no call's strings past its answer
+	for i, call := range batch {
+		if err != nil {
+			call.err = err
+		} else {
+			call.val = vals[i]
+		}
 		call.done <- struct{}{}
-	} else {
-		c.batchArgs(batch)
-		vals, err := allowBatch.Run(ctx, c.rdb, c.keys, c.args...).Slice()
-		if err == nil && len(vals) != len(batch) {
-			err = fmt.Errorf("unexpected batch reply of %d values for %d requests", len(vals), len(batch))
-		}
-		clear(c.args) // the arguments hold no call's strings past its answer
-		for i, call := range batch {
-			if err != nil {
-				call.err = err
-			} else {
-				call.val = vals[i]
-			}
-			call.done <- struct{}{}
-		}
 	}
 	c.mu.Lock()
 	more := len(c.queue) > 0
@@ -139,44 +182,12 @@ func (c *coalescer) flush() {
 	}
 }
 
-// batchArgs sets c.keys and c.args to allowBatch's for batch: each bucket
-// key once; the number of distinct limits, and each one's three values;
-// the number of requests, and for each its number of checks, then one code
-// a check: (key index × limits + limit index) × 2 + gate, indexes from 0.
-// The limits are the server's (three), looked up in a slice.
-func (c *coalescer) batchArgs(batch []*scriptCall) {
-	if c.index == nil {
-		c.index = make(map[string]int)
+// runChecks runs allowChecks for b, a batch of n calls, and returns the
+// reply of each.
+func runChecks(ctx context.Context, rdb redis.UniversalClient, b *batchScript, n int) ([]any, error) {
+	vals, err := allowChecks.Run(ctx, rdb, b.keys, b.args...).Slice()
+	if err == nil && len(vals) != n {
+		err = fmt.Errorf("unexpected reply of %d values for %d requests", len(vals), n)
 	}
-	clear(c.index)
-	c.keys, c.lims = c.keys[:0], c.lims[:0]
-	for _, call := range batch {
-		for _, l := range call.limits {
-			if !slices.Contains(c.lims, l) {
-				c.lims = append(c.lims, l)
-			}
-		}
-	}
-	c.args = append(c.args[:0], len(c.lims))
-	for _, l := range c.lims {
-		c.args = append(c.args, l[0], l[1], l[2])
-	}
-	c.args = append(c.args, len(batch))
-	nlim := len(c.lims)
-	for _, call := range batch {
-		c.args = append(c.args, len(call.keys))
-		for i, k := range call.keys {
-			j, ok := c.index[k]
-			if !ok {
-				j = len(c.keys)
-				c.keys = append(c.keys, k)
-				c.index[k] = j
-			}
-			code := (j*nlim + slices.Index(c.lims, call.limits[i])) * 2
-			if call.args[4*i+3] == "1" {
-				code++
-			}
-			c.args = append(c.args, code)
-		}
-	}
+	return vals, err
 }

@@ -105,8 +105,8 @@ func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
 }
 
 // TestBatchMatchesEach: the coalescer's one script for a batch of requests
-// (allowBatch) answers each request as its own script (allowChecks) would,
-// in order, and leaves the buckets as those would: random batches of
+// answers each request as a script of its own (a batch of one) would, in
+// order, and leaves the buckets as those would: random batches of
 // requests over a few buckets of small limits (refusals, gates, a bucket
 // shared by several requests, a request naming a bucket twice), each batch
 // run both ways on buckets of its own.

@@ -2,30 +2,32 @@ package ratelimit
 
 import "context"
 
-// AllowEach takes each request's checks with its own allowChecks script,
-// one after the other, and returns the raw replies; AllowBatch takes them
-// all with one allowBatch script, as the coalescer does. For tests that
+// AllowEach takes each request's checks with a script of its own (a batch
+// of one), one after the other, and returns the raw replies; AllowBatch
+// takes them all with one script, as the coalescer does. For tests that
 // compare the two.
 func (r *Redis) AllowEach(ctx context.Context, reqs [][]Check) ([]any, error) {
 	out := make([]any, len(reqs))
 	for i, checks := range reqs {
-		call := r.newCall(checks)
-		v, err := allowChecks.Run(ctx, r.rdb, call.keys, call.args...).Result()
-		call.release()
+		vals, err := r.allow(ctx, [][]Check{checks})
 		if err != nil {
 			return nil, err
 		}
-		out[i] = v
+		out[i] = vals[0]
 	}
 	return out, nil
 }
 
 func (r *Redis) AllowBatch(ctx context.Context, reqs [][]Check) ([]any, error) {
+	return r.allow(ctx, reqs)
+}
+
+func (r *Redis) allow(ctx context.Context, reqs [][]Check) ([]any, error) {
 	calls := make([]*scriptCall, len(reqs))
 	for i, checks := range reqs {
 		calls[i] = r.newCall(checks)
 	}
-	c := &coalescer{}
-	c.batchArgs(calls)
-	return allowBatch.Run(ctx, r.rdb, c.keys, c.args...).Slice()
+	b := batchScript{index: map[string]int{}}
+	b.build(calls)
+	return runChecks(ctx, r.rdb, &b, len(calls))
 }

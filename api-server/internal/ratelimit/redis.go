@@ -51,93 +51,34 @@ type Redis struct {
 const keyPrefix = "rate:"
 
 // allowChecks is redis_rate v10's allowN script (GCRA, itself from
-// rwz/redis-gcra) run over every bucket of KEYS in order, with cost 1 and
-// one clock reading for all of them, charging the buckets only when none
+// rwz/redis-gcra) run over the checks of a batch of requests (coalescer;
+// a batch of one on a Cluster), with cost 1 and one clock reading for all
+// of them. Each request is taken in order, against the buckets as the
+// requests before it left them, charging its buckets only when none
 // refuses (all or nothing: a request refused by one bucket consumes from
-// none). ARGV holds four values per bucket:
-// burst, rate, period in seconds, and "1" if the bucket is a gate (stop after
-// it when it refuses). It returns four integers per bucket taken: allowed
-// (0 or 1), remaining, retry_after and reset_after in microseconds
-// (retry_after -1 when allowed). The buckets hold what redis_rate's hold
-// (the theoretical arrival time in seconds since 2017, with the same TTL),
-// so that the two read each other's buckets.
+// none); a refusing gate stops its checks. The buckets hold what
+// redis_rate's hold (the theoretical arrival time in seconds since 2017,
+// with the same TTL), so that the two read each other's buckets
+// (TestRedisMatchesRedisRate).
+//
+// KEYS holds each bucket once. ARGV: the number of distinct limits, then
+// each limit's burst, rate and period in seconds; the number of requests,
+// then for each request its number of checks and one code a check, (key
+// index × limits + limit index) × 2 + 1 if a gate, indexes from 0
+// (batchScript.build). It returns one reply per request: four integers per
+// check taken, allowed (0 or 1), remaining, retry_after and reset_after in
+// microseconds (retry_after -1 when allowed).
 //
 // It is redis_rate's script with its cost taken out, measured with
-// redis-benchmark (EVALSHA, three buckets, INFO commandstats): 18.1 µs of
-// Redis CPU a call as redis_rate writes it, 13.6 µs like this: one MGET
-// instead of a GET per bucket, integers instead of tostring'd floats in the
-// reply, no table per write. Redis's share is about a tenth of a request's
-// CPU on the bench's /accounts.
+// redis-benchmark (EVALSHA, INFO commandstats). One request of three
+// buckets: 18.1 µs of Redis CPU as redis_rate writes it, 13.6 µs with one
+// MGET instead of a GET per bucket and integer replies. On the bench's
+// /accounts at wrk -c64 (batches of about six requests): 16 µs a request
+// with one script a request, 10 µs with one script a batch (one clock
+// reading, one MGET and one SET per bucket for the batch, each limit's
+// arguments once, one small code a check: sending four values a check cost
+// about 1 µs a request more).
 var allowChecks = redis.NewScript(`
--- redis returns time as an array containing two integers: seconds of the epoch
--- time (10 digits) and microseconds (6 digits), made relative to Jan 1, 2017
--- 00:00:00 GMT as redis_rate does, to avoid floating point problems.
-local jan_1_2017 = 1483228800
-local now = redis.call("TIME")
-now = (now[1] - jan_1_2017) + (now[2] / 1000000)
-
-local tats = redis.call("MGET", unpack(KEYS))
-local out = {}
-local new_tats = {}
-local refused = false
-for i = 1, #KEYS do
-  local a = (i - 1) * 4
-  local emission_interval = tonumber(ARGV[a + 3]) / tonumber(ARGV[a + 2])
-  local burst_offset = emission_interval * tonumber(ARGV[a + 1])
-  local tat = tats[i]
-  if tat then
-    tat = math.max(tonumber(tat), now)
-  else
-    tat = now
-  end
-  local new_tat = tat + emission_interval -- cost 1
-  local diff = now - (new_tat - burst_offset)
-  local o = #out
-  if diff < 0 then
-    out[o + 1] = 0
-    out[o + 2] = 0
-    out[o + 3] = math.floor(-diff * 1000000)
-    out[o + 4] = math.floor((tat - now) * 1000000)
-    refused = true
-    if ARGV[a + 4] == "1" then
-      return out
-    end
-  else
-    new_tats[i] = new_tat
-    out[o + 1] = 1
-    out[o + 2] = diff / emission_interval
-    out[o + 3] = -1
-    out[o + 4] = math.floor((new_tat - now) * 1000000)
-  end
-end
--- All or nothing: the buckets are charged only when none refused.
-if not refused then
-  for i = 1, #KEYS do
-    local t = new_tats[i]
-    if t > now then
-      redis.call("SET", KEYS[i], t, "EX", math.ceil(t - now))
-    end
-  end
-end
-return out
-`)
-
-// allowBatch is allowChecks for the requests of a batch (coalescer), with
-// one clock reading, one MGET and one SET per bucket for all of them, and
-// each limit's arguments once. KEYS holds each bucket once. ARGV: the
-// number of limits, then each limit's burst, rate and period in seconds;
-// the number of requests, then for each request its number of checks and
-// one code a check, (key index × limits + limit index) × 2 + 1 if a gate,
-// indexes from 0 (coalescer.batchArgs). The requests are taken in order,
-// each as allowChecks takes it (all or nothing; a refusing gate stops its
-// checks), against the buckets as the requests before it left them. It
-// returns one reply per request, allowChecks' for it.
-//
-// Measured on the bench's /accounts (INFO commandstats, batches of about
-// six requests): with allowChecks' four values a check sent for every
-// check, Redis spent 9 µs a request in this script; most of it went to the
-// arguments (sixteen a request, each a string to parse and convert).
-var allowBatch = redis.NewScript(`
 local jan_1_2017 = 1483228800
 local now = redis.call("TIME")
 now = (now[1] - jan_1_2017) + (now[2] / 1000000)
@@ -418,7 +359,14 @@ func (r *Redis) run(ctx context.Context, checks []Check, results []Result) (int,
 	if r.batch != nil {
 		raw, err = r.batch.run(ctx, call)
 	} else {
-		raw, err = allowChecks.Run(ctx, r.rdb, call.keys, call.args...).Result()
+		// A batch of this call alone: its keys as they are (the checks of
+		// one request name distinct buckets), its arguments in its buffer.
+		b := batchScript{args: call.argsBuf[:0], lims: make([]*[3]any, 0, len(checks))}
+		b.build([]*scriptCall{call})
+		var vals []any
+		if vals, err = runChecks(ctx, r.rdb, &b, 1); err == nil {
+			raw = vals[0]
+		}
 		call.release()
 	}
 	return r.reply(checks, results, raw, err)
@@ -448,18 +396,13 @@ func (r *Redis) newCall(checks []Check) *scriptCall {
 		k := r.bucketKeyLen(c)
 		call.keys = append(call.keys, all[:k])
 		all = all[k:]
-		a := r.limitArgs(c.Limit)
-		gate := "0"
-		if c.Gate {
-			gate = "1"
-		}
-		call.args = append(call.args, a[0], a[1], a[2], gate)
-		call.limits = append(call.limits, a)
+		call.limits = append(call.limits, r.limitArgs(c.Limit))
+		call.gates = append(call.gates, c.Gate)
 	}
 	return call
 }
 
-// reply reads allowChecks' reply to checks (raw, or err) into results and
+// reply reads allowChecks' reply to one request's checks (raw, or err) into results and
 // returns how many results it filled and whether a bucket refused.
 func (r *Redis) reply(checks []Check, results []Result, raw any, err error) (int, bool, error) {
 	var v []any
