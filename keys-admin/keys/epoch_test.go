@@ -122,20 +122,8 @@ func TestEpochMovesWithState(t *testing.T) {
 // epoch row reads the state again.
 func TestRememberedStateNeedsItsEpoch(t *testing.T) {
 	t.Parallel()
-	b := dbtest.Postgres(t)
+	b, _, _, auth, k := resolvedKey(t, 30)
 	ctx := t.Context()
-	if err := migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
-	svc, clk := setup(t, b)
-	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{Now: clk.Now})
-	k, err := svc.Create(ctx, req("org_a", "u_admin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := auth.Lookup(ctx, k.Key); err != nil {
-		t.Fatal(err)
-	}
 	exec := func(sql string) {
 		t.Helper()
 		if _, err := b.Handle.Pool.Exec(ctx, sql); err != nil {
@@ -198,22 +186,8 @@ func TestRememberedStateNeedsItsEpoch(t *testing.T) {
 // state.
 func TestResolveReadsTheEpochFirst(t *testing.T) {
 	t.Parallel()
-	b := dbtest.Postgres(t)
+	b, _, clk, auth, k := resolvedKey(t, 2)
 	ctx := t.Context()
-	if err := migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
-	svc, clk := setup(t, b)
-	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{Now: clk.Now})
-	r := req("org_a", "u_admin")
-	r.ExpiresInDays = 2
-	k, err := svc.Create(ctx, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := auth.Lookup(ctx, k.Key); err != nil {
-		t.Fatal(err)
-	}
 	resolve := func() (*keys.Principal, error) {
 		pd, ok := auth.Known(k.Key)
 		if !ok || !pd.Cached() {
@@ -237,4 +211,28 @@ func TestResolveReadsTheEpochFirst(t *testing.T) {
 	if _, err := resolve(); !errors.Is(err, keys.ErrUnauthenticated) {
 		t.Fatalf("expired: %v", err)
 	}
+}
+
+// resolvedKey is a migrated PostgreSQL database with a key of org_a's
+// admin, expiring in days, resolved once by auth (Lookup), so that Known
+// gives it with its state remembered.
+func resolvedKey(t *testing.T, days int) (b dbtest.Backend, svc *keys.Manager, clk *fakeClock, auth *keys.Authenticator, k *keys.CreatedKey) {
+	t.Helper()
+	b = dbtest.Postgres(t)
+	ctx := t.Context()
+	if err := migrate(ctx, b.DB); err != nil {
+		t.Fatal(err)
+	}
+	svc, clk = setup(t, b)
+	auth = keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{Now: clk.Now})
+	r := req("org_a", "u_admin")
+	r.ExpiresInDays = days
+	k, err := svc.Create(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auth.Lookup(ctx, k.Key); err != nil {
+		t.Fatal(err)
+	}
+	return b, svc, clk, auth, k
 }

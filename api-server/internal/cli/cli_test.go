@@ -373,24 +373,22 @@ func TestConnectionFlags(t *testing.T) {
 			t.Errorf("serve --help lacks %q:\n%s", want, help)
 		}
 	}
-	for in, want := range map[string]string{
-		"postgres://u@h/db":                        "postgres://u@h/db?statement_timeout=1500",
-		"postgres://u@h/db?sslmode=disable":        "postgres://u@h/db?sslmode=disable&statement_timeout=1500",
-		"postgres://u@h/db?statement_timeout=9000": "postgres://u@h/db?statement_timeout=9000",
-		"sqlite:x.db":                              "sqlite:x.db",
+	for _, tc := range []struct {
+		name    string
+		f       func(string, time.Duration) string
+		in, out string
+	}{
+		{"withStatementTimeout", withStatementTimeout, "postgres://u@h/db", "postgres://u@h/db?statement_timeout=1500"},
+		{"withStatementTimeout", withStatementTimeout, "postgres://u@h/db?sslmode=disable", "postgres://u@h/db?sslmode=disable&statement_timeout=1500"},
+		{"withStatementTimeout", withStatementTimeout, "postgres://u@h/db?statement_timeout=9000", "postgres://u@h/db?statement_timeout=9000"},
+		{"withStatementTimeout", withStatementTimeout, "sqlite:x.db", "sqlite:x.db"},
+		{"serveURL", serveURL, "postgres://u@h/db", "postgres://u@h/db?statement_timeout=1500&plan_cache_mode=force_generic_plan"},
+		{"serveURL", serveURL, "postgresql://u@h/db?plan_cache_mode=auto", "postgresql://u@h/db?plan_cache_mode=auto&statement_timeout=1500"},
+		{"serveURL", serveURL, "postgres://u:pw%3Fx@h/db?statement_timeout=9000&a=b", "postgres://u:pw%3Fx@h/db?statement_timeout=9000&a=b&plan_cache_mode=force_generic_plan"},
+		{"serveURL", serveURL, "sqlite:x.db", "sqlite:x.db"},
 	} {
-		if got := withStatementTimeout(in, 1500*time.Millisecond); got != want {
-			t.Errorf("withStatementTimeout(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		"postgres://u@h/db":                                   "postgres://u@h/db?statement_timeout=1500&plan_cache_mode=force_generic_plan",
-		"postgresql://u@h/db?plan_cache_mode=auto":            "postgresql://u@h/db?plan_cache_mode=auto&statement_timeout=1500",
-		"postgres://u:pw%3Fx@h/db?statement_timeout=9000&a=b": "postgres://u:pw%3Fx@h/db?statement_timeout=9000&a=b&plan_cache_mode=force_generic_plan",
-		"sqlite:x.db": "sqlite:x.db",
-	} {
-		if got := serveURL(in, 1500*time.Millisecond); got != want {
-			t.Errorf("serveURL(%q) = %q, want %q", in, got, want)
+		if got := tc.f(tc.in, 1500*time.Millisecond); got != tc.out {
+			t.Errorf("%s(%q) = %q, want %q", tc.name, tc.in, got, tc.out)
 		}
 	}
 	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
