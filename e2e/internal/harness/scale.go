@@ -44,28 +44,16 @@ func StartRedisCluster(dir string) (*RedisCluster, error) {
 		}
 	}()
 	for i := range 3 {
-		port, err := busFreePort()
-		if err != nil {
-			return nil, err
-		}
 		d := filepath.Join(dir, "redis"+strconv.Itoa(i))
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
 		}
-		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(d, "nodes.conf"),
-			"--cluster-node-timeout", "2000", "--dir", d, "--save", "", "--appendonly", "no",
-			"--logfile", filepath.Join(d, "redis.log"))
-		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("start redis-server: %w", err)
-		}
-		rc.cmds = append(rc.cmds, cmd)
-		rc.Addrs = append(rc.Addrs, "127.0.0.1:"+strconv.Itoa(port))
-	}
-	for _, a := range rc.Addrs {
-		if err := waitListen(a, 10*time.Second); err != nil {
+		cmd, addr, err := startRedisNode(d)
+		if err != nil {
 			return nil, err
 		}
+		rc.cmds = append(rc.cmds, cmd)
+		rc.Addrs = append(rc.Addrs, addr)
 	}
 	args := append(append([]string{"--cluster", "create"}, rc.Addrs...), "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
@@ -88,6 +76,40 @@ func StartRedisCluster(dir string) (*RedisCluster, error) {
 	rc.URL = "redis://" + rc.Addrs[0] + "?addr=" + rc.Addrs[1] + "&addr=" + rc.Addrs[2]
 	ok = true
 	return rc, nil
+}
+
+// startRedisNode starts one cluster node in d on a free port pair and
+// waits until it listens. A free port can be taken by another process
+// between the check and redis-server's bind: a node that does not listen
+// is stopped (its PID) and started again on other ports, three times at
+// most; the error then carries its log.
+func startRedisNode(d string) (*exec.Cmd, string, error) {
+	var last error
+	for range 3 {
+		port, err := busFreePort()
+		if err != nil {
+			return nil, "", err
+		}
+		logFile, conf := filepath.Join(d, "redis.log"), filepath.Join(d, "nodes.conf")
+		os.Remove(logFile) //nolint:errcheck // a former attempt's
+		os.Remove(conf)    //nolint:errcheck
+		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+			"--cluster-enabled", "yes", "--cluster-config-file", conf,
+			"--cluster-node-timeout", "2000", "--dir", d, "--save", "", "--appendonly", "no",
+			"--logfile", logFile)
+		if err := cmd.Start(); err != nil {
+			return nil, "", fmt.Errorf("start redis-server: %w", err)
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if last = waitListen(addr, 10*time.Second); last == nil {
+			return cmd, addr, nil
+		}
+		cmd.Process.Kill() //nolint:errcheck
+		cmd.Wait()         //nolint:errcheck
+		log, _ := os.ReadFile(logFile)
+		last = fmt.Errorf("redis-server: %w\n%s", last, log)
+	}
+	return nil, "", last
 }
 
 // Kill kills node i (SIGKILL, its PID only) and waits for it.
