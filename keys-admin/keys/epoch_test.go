@@ -75,7 +75,9 @@ func TestEpochMovesWithState(t *testing.T) {
 	step("the same role again", false, func() {
 		exec(`UPDATE organization_members SET role = role, updated_at = now() WHERE organization_id = 'org_a'`)
 	})
-	step("expires_at", true, func() { exec(`UPDATE developer_keys SET expires_at = expires_at + interval '1 day' WHERE id = $1`, k.ID) })
+	step("expires_at", true, func() {
+		exec(`UPDATE developer_keys SET expires_at = expires_at + interval '1 day' WHERE id = $1`, k.ID)
+	})
 	step("scopes", true, func() { exec(`UPDATE developer_keys SET scopes = scopes || ' ' WHERE id = $1`, k.ID) })
 	step("demotion", true, func() {
 		exec(`UPDATE organization_members SET role = 'member' WHERE organization_id = 'org_a' AND user_id = 'u_admin'`)
