@@ -127,8 +127,9 @@ func (c *scriptCall) release() {
 }
 
 // run takes call's checks with the other requests' queued with it (one
-// allowChecks script); ctx (the request's) ends the wait early. The call goes back to the pool once answered; a call
-// left behind by its request is the garbage collector's.
+// allowChecks script); ctx (the request's) ends the wait early. The call
+// goes back to the pool once answered; a call left behind by its request
+// is the garbage collector's.
 func (c *coalescer) run(ctx context.Context, call *scriptCall) (any, error) {
 	call.queued = time.Now()
 	c.mu.Lock()
@@ -164,7 +165,8 @@ func (c *coalescer) flush() {
 	}
 	b.build(batch)
 	vals, err := runChecks(ctx, c.rdb, b, len(batch))
-	clear(b.args) // the arguments hold no call's strings past its answer
+	clear(b.args) // the batch holds no call's strings past its answer
+	clear(b.keys)
 	for i, call := range batch {
 		if err != nil {
 			call.err = err

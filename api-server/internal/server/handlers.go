@@ -107,8 +107,9 @@ func (s *Server) listAccounts(c *gin.Context) {
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
 	m, rows, err := s.store.AccountsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
 	s.leave(state(c))
-	if !s.settle(c, err) || !s.found(c, m, err) {
+	if !settled || !s.found(c, m, err) {
 		rows.Release()
 		return
 	}
@@ -123,8 +124,9 @@ func (s *Server) listCampaigns(c *gin.Context) {
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
 	m, rows, err := s.store.CampaignsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
 	s.leave(state(c))
-	if !s.settle(c, err) || !s.found(c, m, err) {
+	if !settled || !s.found(c, m, err) {
 		rows.Release()
 		return
 	}
@@ -139,8 +141,9 @@ func (s *Server) listInsights(c *gin.Context) {
 	ctx, cancel := s.dbContext(c)
 	defer cancel()
 	m, rows, err := s.store.InsightsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
+	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
 	s.leave(state(c))
-	if !s.settle(c, err) || !s.found(c, m, err) {
+	if !settled || !s.found(c, m, err) {
 		rows.Release()
 		return
 	}

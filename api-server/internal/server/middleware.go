@@ -344,11 +344,11 @@ func (s *Server) protect(c *gin.Context) {
 // when this process remembers it, its organization's key-state epoch,
 // which changes with anything the state depends on (keys.EpochSQL); a
 // moved epoch reads the state again. So a request makes two round trips
-// (limiter, database), not three. The answers are those of the steps in order but one: a key that
-// has become invalid since this process last saw it valid, on a request
-// that its key's or organization's bucket refuses, gets that 429, not 401
-// (and charges its buckets that once); its next request, the identity
-// forgotten, takes the sequential path.
+// (limiter, database), not three. The answers are those of the steps in
+// order but one: a key that has become invalid since this process last
+// saw it valid, on a request that its key's or organization's bucket
+// refuses, gets that 429, not 401 (and charges its buckets that once); its
+// next request, the identity forgotten, takes the sequential path.
 func (s *Server) protectKnown(c *gin.Context, st *reqState, ip string, asked time.Time, pd *keys.Pending) {
 	checks := [3]ratelimit.Check{
 		{Limit: s.ipLimit, Key: "ip:" + ip, Gate: true},
@@ -584,10 +584,11 @@ func (s *Server) admit(c *gin.Context) {
 }
 
 // leave gives back the request's place in the admission gate, once: the
-// handler leaves as soon as its page is read (the page is in memory and
-// its connection back in the pool), so that encoding the page and writing
-// it to a client, however slow that client reads, hold no place; admit
-// leaves for a request that ended before.
+// handler leaves as soon as its page is read and its key settled (the page
+// is in memory, its connection back in the pool, and the key's state read
+// again if its epoch moved), so that encoding the page and writing it to a
+// client, however slow that client reads, hold no place; admit leaves for
+// a request that ended before.
 func (s *Server) leave(st *reqState) {
 	if st.admitted {
 		st.admitted = false

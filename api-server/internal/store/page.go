@@ -189,10 +189,10 @@ func page[R any](ctx context.Context, s *Store, orgID string, p ListParams, pre 
 // columns first) through pgx, prepared once per connection (pgx's
 // statement cache): one statement and one round trip; with pre, in its
 // keyed or epoch form (preludeForm: the key's state or epoch columns after
-// the meta columns, read by pre.Scan from the first row). scan is called for each
-// row, whose meta (and state) columns it skips. A page without rows
-// carries no meta, so the meta query (keyed with pre) follows then: a
-// second round trip, only for empty pages.
+// the meta columns, read by pre.Scan from the first row). scan is called
+// for each row, whose meta (and state) columns it skips. A page without
+// rows carries no meta, so the meta query (with pre's form) follows then:
+// a second round trip, only for empty pages.
 func (s *Store) pgPage(ctx context.Context, orgID, accountID string, q queryName, args []any, pre Prelude, scan func(pgx.Rows, int) error) (Meta, error) {
 	var m Meta
 	conn, err := s.pool.Acquire(ctx)
