@@ -10,6 +10,10 @@ SITE_URL ?= https://adsnap.example
 # tree (make proxy): every go command run by make reads them from
 # $(PROXY_DIR) first, then from the usual proxy. See RELEASING.md.
 PROXY_DIR ?= $(CURDIR)/.cache/proxy
+# Every go command run by make uses the patched toolchain named by go.work's
+# toolchain line (the go command fetches it from the module proxy); the
+# machine's own Go may be older. `make GOTOOLCHAIN=…` overrides it.
+export GOTOOLCHAIN := $(shell awk '$$1 == "toolchain" { print $$2 }' go.work)
 comma := ,
 export GOPROXY := file://$(PROXY_DIR),$(subst file://$(PROXY_DIR)$(comma),,$(shell go env GOPROXY))
 export GONOSUMDB := github.com/adsnap

@@ -6,6 +6,7 @@
 # servers and stops them. Settings: see e2e/bench/main.go (BENCH_ROWS,
 # BENCH_SCALE, BENCH_DURATION, BENCH_REPEAT, BENCH_CONNECTIONS, BENCH_KEEP, BENCH_OUT).
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 
 if ! command -v wrk >/dev/null 2>&1; then

@@ -8,6 +8,7 @@
 # proxy directory of the tree (make dev-proxy; GOPROXY as the Makefile sets
 # it). Usage: scripts/build-static.sh OUTDIR
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 out=${1:?usage: scripts/build-static.sh OUTDIR}
 cd "$(dirname "$0")/.."
 mkdir -p "$out"

@@ -8,6 +8,7 @@
 #   scripts/fuzz.sh                 # every target, 10 s each
 #   FUZZTIME=10m scripts/fuzz.sh    # the long run
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 
 fuzztime=${FUZZTIME:-10s}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gofmt check, go vet and staticcheck in every module.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 status=0
 unformatted=$(git ls-files '*.go' | xargs -r gofmt -l)

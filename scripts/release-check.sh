@@ -18,6 +18,7 @@
 #      the last `make release` (api/<module>/vX.Y.Z.export); an incompatible
 #      change fails unless versions.yaml has a new major version.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 root=$PWD
 public="sdk-go keys-admin svc-mcp"

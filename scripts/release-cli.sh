@@ -28,6 +28,7 @@
 # Every binary is built with CGO_ENABLED=0 and -trimpath by build_svc below,
 # the only place that chooses the sources: the released module versions.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 

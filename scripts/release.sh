@@ -14,6 +14,7 @@
 #     in api/<module>/vX.Y.Z.export for the next release's check.
 # On any failure after the edits began, the edited files are restored.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 module=${1:-}
 version=${2:-}

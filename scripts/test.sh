@@ -7,6 +7,7 @@
 # with how many subtests passed on each database backend (PostgreSQL, SQLite),
 # and the whole log when the module fails.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 
 # go test's default 10-minute limit is too tight for e2e on a loaded 2-core machine.

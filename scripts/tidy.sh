@@ -6,6 +6,7 @@
 # sibling version is read. The siblings' go.sum lines are removed afterwards:
 # their hashes change with the tree and are never committed (RELEASING.md).
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
 root=$PWD
 mods=${*:-$(git ls-files '*go.mod' | xargs -n1 dirname | sort)}
