@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -50,12 +51,14 @@ configuration, keeping every other entry, after a backup of the file
 
   claude-desktop  an MCP Bundle (svc-mcp.mcpb, holding this svc) to open in
                   Claude Desktop, which asks for the key and keeps it as a
-                  sensitive setting (in the system's keychain)
+                  sensitive setting (in the system's keychain); the bundle
+                  runs its own copy of svc, whatever --command says
   vscode          an input prompt with "password": true: VS Code asks for the
                   key once and keeps it in its secret storage
   claude-code     .mcp.json (--scope project, the default) with ${SVC_API_KEY:-},
                   expanded from Claude Code's environment; ~/.claude.json
-                  (--scope user), where the key comes from that environment
+                  (--scope user: quit Claude Code first, it rewrites that
+                  file), where the key comes from that environment
   cursor          ~/.cursor/mcp.json (--scope user, the default) or
                   .cursor/mcp.json, with ${env:SVC_API_KEY}
   codex           ~/.codex/config.toml (or .codex/config.toml), forwarding
@@ -160,8 +163,14 @@ func installRun(opts *InstallOptions) error {
 		fmt.Fprintf(out, " (the previous file is %s)", backup)
 	}
 	fmt.Fprintf(out, ".\n%s\nThe key is not in the file. Restart %s to load it.\n", h.secret(), opts.Client)
+	if backup != "" && keyInFile.Match(old) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the previous file held a developer key; it is gone from %s but remains in %s: delete that backup once you have checked the new file\n", path, backup)
+	}
 	return nil
 }
+
+// keyInFile matches a developer key written in a configuration file.
+var keyInFile = regexp.MustCompile(`svc_live_[A-Za-z0-9_-]{43}`)
 
 // writeWithBackup copies the previous file (when there is one) to
 // path.bak-TIMESTAMP with its mode, then replaces path atomically (a

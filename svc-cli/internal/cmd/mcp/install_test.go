@@ -24,7 +24,7 @@ var existing = map[string]string{
 	"inputs": [{"type": "promptString", "id": "gh", "password": true}],
 	"servers": {"other": {"type": "stdio", "command": "other-server"}},
 }`,
-	"codex": "# my codex settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other-server\"\n\n[mcp_servers.svc]\ncommand = \"old-svc\"\n\n[mcp_servers.svc.env]\nSVC_API_KEY = \"svc_live_oldkeyoldkey\"\n\n[profiles.x]\nmodel = \"o4\"\n",
+	"codex": "# my codex settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other-server\"\n\n[mcp_servers.svc]\ncommand = \"old-svc\"\n\n[mcp_servers.svc.env]\nSVC_API_KEY = \"svc_live_00000000000000000000000000000000000001w1XY4\"\n\n[profiles.x]\nmodel = \"o4\"\n",
 }
 
 // entryOf reads the svc entry and the other entries of a host's file.
@@ -61,8 +61,10 @@ func TestInstall(t *testing.T) {
 			if err := os.WriteFile(path, []byte(existing[client]), 0o640); err != nil {
 				t.Fatal(err)
 			}
+			var lastErr string
 			run := func(args ...string) string {
 				ios, _, stdout, stderr := testapi.Streams(testapi.TTY{})
+				defer func() { lastErr = stderr.String() }()
 				f := testapi.Factory(ios, map[string]string{"SVC_API_KEY": testapi.Key, "SVC_SITE_URL": "https://ads.example"})
 				cmd := NewCmdInstall(f, nil)
 				cmd.SetArgs(append([]string{"--client", client, "--config", path}, args...))
@@ -70,7 +72,7 @@ func TestInstall(t *testing.T) {
 					t.Fatalf("install %v: %v", args, err)
 				}
 				out := stdout.String() + stderr.String()
-				if strings.Contains(out, testapi.Key) {
+				if strings.Contains(out, "svc_live_00000000000000000000000000000000000001w1XY4") || strings.Contains(out, testapi.Key) {
 					t.Errorf("output holds the key: %s", out)
 				}
 				return stdout.String()
@@ -87,7 +89,7 @@ func TestInstall(t *testing.T) {
 			if string(data) != printed {
 				t.Errorf("--print printed\n%s\nbut install wrote\n%s", printed, data)
 			}
-			if strings.Contains(string(data), testapi.Key) || strings.Contains(string(data), "svc_live_old") && client != "codex" {
+			if strings.Contains(string(data), "svc_live_0") || strings.Contains(string(data), testapi.Key) {
 				t.Errorf("the file holds a key:\n%s", data)
 			}
 			if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
@@ -96,6 +98,9 @@ func TestInstall(t *testing.T) {
 			backups, _ := filepath.Glob(path + ".bak-*")
 			if len(backups) != 1 {
 				t.Fatalf("backups %v", backups)
+			}
+			if warned := strings.Contains(lastErr, "held a developer key"); warned != (client == "codex") {
+				t.Errorf("warning about the old key: %q", lastErr)
 			}
 			if b, _ := os.ReadFile(backups[0]); string(b) != existing[client] {
 				t.Errorf("backup is not the previous file")
