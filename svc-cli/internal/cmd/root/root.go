@@ -35,6 +35,10 @@ terminal and JSON otherwise. json is one array of rows (also with --all),
 jsonl one row per line, csv a header and rows. The provenance line ("Stored
 snapshot (not live) · data as of …") comes first: before a table on standard
 output, on standard error for json, jsonl and csv. NO_COLOR turns color off.
+In csv, a cell that begins with =, +, -, @, a tab or a carriage return is
+written with a leading ' so that a spreadsheet shows it as text and does not
+run it as a formula (OWASP's CSV-injection rule); a number such as -12.50 is
+left as it is. json and jsonl keep the exact stored values.
 
 Environment: SVC_API_KEY, SVC_SITE_URL, NO_COLOR.
 
