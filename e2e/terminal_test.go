@@ -40,17 +40,18 @@ func testKeyStdinTerminal(t *testing.T, e *env) {
 		shown := term.close(t)
 		e.rec.add("svc accounts --key-stdin on a terminal", shown)
 		if code != 0 {
-			t.Errorf("exit %d; the terminal showed:\n%s", code, shown)
+			t.Errorf("exit %d; the terminal showed:\n%s", code, strings.ReplaceAll(shown, key, "KEY"))
 		}
 		for _, part := range []string{key, key[len("svc_live_"):], key[len(key)-12:]} {
 			if strings.Contains(shown, part) {
-				t.Errorf("the terminal shows the pasted key (%d characters of it):\n%s", len(part), shown)
+				t.Errorf("the terminal shows the pasted key (%d characters of it, shown here as KEY):\n%s",
+					len(part), strings.ReplaceAll(shown, part, "KEY"))
 				break
 			}
 		}
 		for _, a := range e.fix.ExpectedAccounts(harness.OrgAlpha) {
 			if id := a.(map[string]any)["id"].(string); !strings.Contains(shown, `"id":"`+id+`"`) {
-				t.Errorf("account %s not listed with the key read from the terminal:\n%s", id, shown)
+				t.Errorf("account %s not listed with the key read from the terminal:\n%s", id, strings.ReplaceAll(shown, key, "KEY"))
 			}
 		}
 		if !echo {
