@@ -21,6 +21,7 @@ func TestE2E(t *testing.T) {
 		{"SDK", testSDK},
 		{"Tenancy", testTenancy},
 		{"CLI", testCLI},
+		{"KeyStdinTerminal", testKeyStdinTerminal}, // svc --key-stdin on a pseudo-terminal: no echo
 		{"MCP", testMCP},
 		{"BulkReads", testBulkReads},
 		{"BulkPacing", testBulkPacing}, // the one slow scenario: about 40 s at the SPEC's limits

@@ -96,6 +96,7 @@ func checkRefusal(t *testing.T, resp *http.Response, body []byte, bucket, word s
 }
 
 func testRateLimits(t *testing.T, e *env) {
+	t.Run("burst then pacing", func(t *testing.T) { testBurstThenPacing(t, e) })
 	t.Run("per key, across replicas", func(t *testing.T) {
 		replicas := e.startDefaultLimitReplicas(t)
 		ok, refused, body, took := e.burst(t, replicas, harness.ClientFrom("127.0.0.21"), e.keys["alpha_aci"], 75)

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -69,12 +70,13 @@ type ClientOptions struct {
 }
 
 // Client returns an API client. The key comes from SVC_API_KEY, or from the
-// first line of standard input with KeyStdin; it is checked before any
-// request and is never printed or saved.
-func (f *Factory) Client(o ClientOptions) (*svc.Client, error) {
+// first line of standard input with KeyStdin (read without echo on a
+// terminal); it is checked before any request and is never printed or
+// saved. ctx ends the reading of standard input (Ctrl-C).
+func (f *Factory) Client(ctx context.Context, o ClientOptions) (*svc.Client, error) {
 	var key string
 	if o.KeyStdin {
-		k, err := f.readKey()
+		k, err := f.readKey(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -119,15 +121,34 @@ func (f *Factory) SDKOptions() []svc.Option {
 	return opts
 }
 
-// readKey reads the first line of standard input, trimmed.
-func (f *Factory) readKey() (string, error) {
-	if f.IOStreams.IsStdinTTY() {
-		fmt.Fprintln(f.IOStreams.ErrOut, "Paste the API key and press Enter (prefer piping it: svc … --key-stdin < file):")
-	}
-	// Read at most one line, and not an unbounded amount of it.
-	line, err := bufio.NewReaderSize(io.LimitReader(f.IOStreams.In, 4096), 4096).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", &KeyError{fmt.Errorf("--key-stdin: reading standard input: %w", err)}
+// readKey reads the first line of standard input, trimmed. On a terminal
+// the line is read without echo, so that the pasted key is not shown (nor
+// left in the terminal's scrollback); from a pipe or a file it is read as
+// it comes.
+func (f *Factory) readKey(ctx context.Context) (string, error) {
+	ios := f.IOStreams
+	var line string
+	if ios.CanReadSecret() {
+		fmt.Fprintln(ios.ErrOut, "Paste the API key and press Enter; it is not shown (or pipe it: svc … --key-stdin < file):")
+		b, err := ios.ReadSecret(ctx)
+		fmt.Fprintln(ios.ErrOut) // the Enter was not echoed either
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("--key-stdin: %w", ctx.Err())
+			}
+			return "", &KeyError{fmt.Errorf("--key-stdin: reading the terminal: %w", err)}
+		}
+		line = string(b)
+	} else {
+		if ios.IsStdinTTY() {
+			fmt.Fprintln(ios.ErrOut, "Paste the API key and press Enter (prefer piping it: svc … --key-stdin < file):")
+		}
+		// Read at most one line, and not an unbounded amount of it.
+		l, err := bufio.NewReaderSize(io.LimitReader(ios.In, 4096), 4096).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", &KeyError{fmt.Errorf("--key-stdin: reading standard input: %w", err)}
+		}
+		line = l
 	}
 	key := strings.TrimSpace(line)
 	if key == "" {

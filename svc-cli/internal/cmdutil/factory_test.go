@@ -43,7 +43,7 @@ func TestClientKey(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := factory(tt.env, tt.stdin)
-			c, err := f.Client(ClientOptions{KeyStdin: tt.keyStdin})
+			c, err := f.Client(t.Context(), ClientOptions{KeyStdin: tt.keyStdin})
 			if tt.wantCode == ExitOK {
 				if err != nil || c == nil {
 					t.Fatalf("Client: %v", err)

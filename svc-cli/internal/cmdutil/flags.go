@@ -35,8 +35,9 @@ func AddListFlags(cmd *cobra.Command, lf *ListFlags) {
 	fs.StringVar(&lf.AccountID, "accountId", "", "only the rows of this account id")
 	fs.BoolVar(&lf.All, "all", false, "list every row (100 a page, paced within the rate limit; exit 7 if some rows cannot be reached)")
 	fs.BoolVarP(&lf.Quiet, "quiet", "q", false, "print no progress, wait notices or key-expiry warning on standard error")
-	fs.StringVarP(&lf.Output, "output", "o", "", "output format: table, json, jsonl or csv (default: table on a terminal, json otherwise)")
-	fs.BoolVar(&lf.KeyStdin, "key-stdin", false, "read the API key from the first line of standard input (default: $SVC_API_KEY)")
+	fs.StringVarP(&lf.Output, "output", "o", "", "output format: table, json, jsonl or csv (default: table on a terminal, json otherwise); "+
+		"in csv a cell that begins with =, +, -, @, tab or carriage return gets a leading ' so that spreadsheets do not run it as a formula (numbers such as -12.50 excepted)")
+	fs.BoolVar(&lf.KeyStdin, "key-stdin", false, "read the API key from the first line of standard input, without echo on a terminal (default: $SVC_API_KEY)")
 	fs.BoolVar(&lf.Wait, "wait", false, "when rate limited (429), wait the time the service asks (60 s) and retry, up to 3 times")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"table", "json", "jsonl", "csv"}, cobra.ShellCompDirectiveNoFileComp

@@ -5,10 +5,13 @@ package iostreams
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // IOStreams are the standard input, output and error of a command.
@@ -23,12 +26,20 @@ type IOStreams struct {
 
 	stdinTTY, stdoutTTY, stderrTTY bool
 	noColor                        bool
+
+	// secretFD is standard input's descriptor when it is a terminal whose
+	// echo golang.org/x/term can switch off (secretOK).
+	secretFD int
+	secretOK bool
 }
 
 // System returns the process's streams. NO_COLOR (any non-empty value) and
 // TERM=dumb turn color off.
 func System() *IOStreams {
+	fd := int(os.Stdin.Fd())
 	return &IOStreams{
+		secretFD:  fd,
+		secretOK:  term.IsTerminal(fd),
 		In:        os.Stdin,
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
@@ -48,6 +59,42 @@ func isTerminal(f *os.File) bool {
 func Test() (ios *IOStreams, stdin, stdout, stderr *bytes.Buffer) {
 	stdin, stdout, stderr = new(bytes.Buffer), new(bytes.Buffer), new(bytes.Buffer)
 	return &IOStreams{In: stdin, Out: stdout, ErrOut: stderr}, stdin, stdout, stderr
+}
+
+// CanReadSecret reports whether standard input is a terminal that
+// ReadSecret can read from without echo.
+func (s *IOStreams) CanReadSecret() bool { return s.secretOK }
+
+// ReadSecret reads one line from standard input, a terminal, with echo
+// switched off (golang.org/x/term's ReadPassword, which restores the
+// terminal afterwards), and returns it without its line ending. When ctx
+// ends first (Ctrl-C: svc catches the signal, and a blocked read does not
+// notice it), the terminal's state as it was before is restored and ctx's
+// error returned; the read itself is abandoned, and svc exits.
+func (s *IOStreams) ReadSecret(ctx context.Context) ([]byte, error) {
+	if !s.secretOK {
+		return nil, errors.New("standard input is not a terminal")
+	}
+	state, err := term.GetState(s.secretFD)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		line []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		line, err := term.ReadPassword(s.secretFD)
+		done <- result{line, err}
+	}()
+	select {
+	case r := <-done:
+		return r.line, r.err
+	case <-ctx.Done():
+		_ = term.Restore(s.secretFD, state)
+		return nil, ctx.Err()
+	}
 }
 
 // IsStdinTTY reports whether standard input is a terminal.

@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -99,6 +100,28 @@ func OrNone(s *string) string {
 		return None
 	}
 	return *s
+}
+
+// formulaStart holds the first characters that make a spreadsheet read a
+// CSV cell as a formula: OWASP's "CSV Injection" list (=, +, -, @, tab,
+// carriage return).
+const formulaStart = "=+-@\t\r"
+
+// plainNumber matches a decimal number such as "-12.50", "+3" or "1e-3",
+// which spreadsheets read as a number, not a formula.
+var plainNumber = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// CSVCell returns s as a CSV cell that no spreadsheet runs as a formula,
+// after OWASP's rule for CSV injection: a cell that begins with =, +, -, @,
+// tab or carriage return gets a leading ' (which spreadsheets read as "this
+// is text"), except a number such as "-12.50", which is left as it is.
+// Hand-written: the rule is a few lines, and no well-kept Go library
+// carries it.
+func CSVCell(s string) string {
+	if s == "" || strings.IndexByte(formulaStart, s[0]) < 0 || plainNumber.MatchString(s) {
+		return s
+	}
+	return "'" + s
 }
 
 // Nullable helpers for CSV, where null is an empty field.

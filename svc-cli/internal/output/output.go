@@ -30,7 +30,8 @@ const (
 	// JSONL is one JSON object per line.
 	JSONL Format = "jsonl"
 	// CSV is RFC 4180 CSV with a header line; money is the plain decimal
-	// with a currency column, and null is an empty field.
+	// with a currency column, and null is an empty field. A cell that a
+	// spreadsheet would run as a formula gets a leading ' (CSVCell).
 	CSV Format = "csv"
 )
 
@@ -108,8 +109,8 @@ func Print[T any](ios *iostreams.IOStreams, f Format, meta svc.Meta, rows []T, s
 		}
 		return nil
 	case CSV:
-		// Terminals get the same escaping as tables; a file or a pipe gets
-		// the values unchanged.
+		// Cells a spreadsheet would run as formulas get a leading '
+		// everywhere; terminals also get the same escaping as tables.
 		return writeCSV(ios.Out, rows, spec.CSV, ios.IsStdoutTTY())
 	}
 	return fmt.Errorf("unknown output format %q", f)
@@ -180,6 +181,16 @@ func writeTable[T any](w io.Writer, rows []T, cols []Column[T], color bool) erro
 	return err
 }
 
+// csvValue is a CSV cell of v: made safe for spreadsheets (CSVCell), and
+// for the terminal when sanitize is set.
+func csvValue(v string, sanitize bool) string {
+	v = CSVCell(v)
+	if sanitize {
+		v = Sanitize(v)
+	}
+	return v
+}
+
 func writeCSV[T any](w io.Writer, rows []T, cols []Column[T], sanitize bool) error {
 	cw := csv.NewWriter(w)
 	rec := make([]string, len(cols))
@@ -191,10 +202,7 @@ func writeCSV[T any](w io.Writer, rows []T, cols []Column[T], sanitize bool) err
 	}
 	for _, r := range rows {
 		for j, c := range cols {
-			rec[j] = c.Value(r)
-			if sanitize {
-				rec[j] = Sanitize(rec[j])
-			}
+			rec[j] = csvValue(c.Value(r), sanitize)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

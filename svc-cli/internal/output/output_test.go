@@ -3,6 +3,10 @@ package output
 import (
 	"strings"
 	"testing"
+
+	svc "github.com/adsnap/svc/sdk-go"
+
+	"github.com/adsnap/svc/svc-cli/internal/iostreams"
 )
 
 func TestSanitize(t *testing.T) {
@@ -68,5 +72,54 @@ func TestTableDisplayWidth(t *testing.T) {
 		"Ａ           USD\n"
 	if got := b.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCSVCell: OWASP's rule for CSV injection. A cell that begins with =, +,
+// -, @, tab or carriage return gets a leading ', except a number.
+func TestCSVCell(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`=HYPERLINK("http://x","go")`: `'=HYPERLINK("http://x","go")`,
+		"+cmd|' /C calc'!A0":          "'+cmd|' /C calc'!A0",
+		"-2+3":                        "'-2+3",
+		"@SUM(1,1)":                   "'@SUM(1,1)",
+		"\tTab":                       "'\tTab",
+		"\rReturn":                    "'\rReturn",
+		"-":                           "'-",
+		"+":                           "'+",
+		"-inf":                        "'-inf",
+		"-0x1p3":                      "'-0x1p3",
+		"-1,5":                        "'-1,5",
+		"-12.50":                      "-12.50",
+		"+3":                          "+3",
+		"-.5":                         "-.5",
+		"-1e-3":                       "-1e-3",
+		"12.50":                       "12.50",
+		"Acme = EU":                   "Acme = EU",
+		" =1":                         " =1",
+		"'=already":                   "'=already",
+		"":                            "",
+	} {
+		if got := CSVCell(in); got != want {
+			t.Errorf("CSVCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPrintCSVFormulas: Print (the summary's CSV) quotes formula cells too.
+func TestPrintCSVFormulas(t *testing.T) {
+	t.Parallel()
+	type row struct{ ccy, amount string }
+	ios, _, stdout, _ := iostreams.Test()
+	err := Print(ios, CSV, svc.Meta{}, []row{{"=1+1", "-12.50"}, {"EUR", "-1-1"}}, Spec[row]{CSV: []Column[row]{
+		{Header: "currency", Value: func(r row) string { return r.ccy }},
+		{Header: "spend", Value: func(r row) string { return r.amount }},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stdout.String(), "currency,spend\n'=1+1,-12.50\nEUR,'-1-1\n"; got != want {
+		t.Errorf("csv:\n%q\nwant:\n%q", got, want)
 	}
 }

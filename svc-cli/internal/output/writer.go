@@ -92,10 +92,7 @@ func (w *Writer[T]) Row(r T, raw json.RawMessage) error {
 	case CSV:
 		rec := make([]string, len(w.spec.CSV))
 		for j, c := range w.spec.CSV {
-			rec[j] = c.Value(r)
-			if w.ios.IsStdoutTTY() {
-				rec[j] = Sanitize(rec[j])
-			}
+			rec[j] = csvValue(c.Value(r), w.ios.IsStdoutTTY())
 		}
 		if err := w.csv.Write(rec); err != nil {
 			return err

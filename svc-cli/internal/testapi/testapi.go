@@ -13,6 +13,8 @@
 //	/expiring       the data, with a key that expires in 3 days
 //	/empty          no rows
 //	/nasty          names holding terminal escapes and bidi controls
+//	/formulas       names that a spreadsheet would run as formulas (and
+//	                one that is a number), for CSV injection
 //	/echo           the data, with the query string as dataAsOf
 //	/redirect       302 to another host
 //	/slow           answers after 3 s (or when the client gives up)
@@ -153,6 +155,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		api.Accounts, api.Campaigns, api.Insights = nil, nil, nil
 	case "nasty":
 		api.Accounts, api.Campaigns, api.Insights = nasty, nil, nil
+	case "formulas":
+		api.Accounts, api.Campaigns, api.Insights = formulaAccounts, formulaCampaigns, nil
 	case "echo":
 		api.DataAsOf = r.URL.Query().Encode()
 	}
@@ -172,6 +176,22 @@ var fixtures = svctest.MustParseFixtures(fixturesJSON)
 
 var nasty = []row{
 	{AccountID: "acc_1", JSON: `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},
+}
+
+// formulaAccounts are accounts whose names and time zones a spreadsheet
+// would run as formulas (OWASP's CSV injection), and one whose name is a
+// number.
+var formulaAccounts = []row{
+	{AccountID: "acc_1", JSON: `{"id":"acc_1","accountName":"=HYPERLINK(\"http://x\",\"go\")","currency":"EUR","timezone":"@SUM(1,1)","isActive":true,"lastSyncAt":null}`},
+	{AccountID: "acc_2", JSON: `{"id":"acc_2","accountName":"+cmd|' /C calc'!A0","currency":"USD","timezone":"-2+3","isActive":false,"lastSyncAt":null}`},
+	{AccountID: "acc_3", JSON: `{"id":"acc_3","accountName":"\tTab","currency":"EUR","timezone":"\rReturn","isActive":true,"lastSyncAt":null}`},
+	{AccountID: "acc_4", JSON: `{"id":"acc_4","accountName":"-12.50","currency":"EUR","timezone":"UTC","isActive":true,"lastSyncAt":null}`},
+}
+
+// formulaCampaigns is a campaign with a formula for a name and a budget
+// that is a negative number (left as it is).
+var formulaCampaigns = []row{
+	{AccountID: "acc_1", JSON: `{"id":"cmp_1","platformAdAccountId":"act_1","name":"=HYPERLINK(\"http://x\",\"go\")","objective":"@O","status":"ACTIVE","effectiveStatus":null,"dailyBudget":"-12.50","lifetimeBudget":null,"syncedAt":null,"account":{"currency":"EUR","timezone":"UTC"}}`},
 }
 
 // manyRows holds the rows many made, by resource and count.

@@ -19,7 +19,7 @@ import (
 // AccountsOptions are the parsed flags of `svc accounts`.
 type AccountsOptions struct {
 	IO     *iostreams.IOStreams
-	Client func(cmdutil.ClientOptions) (*svc.Client, error)
+	Client func(context.Context, cmdutil.ClientOptions) (*svc.Client, error)
 
 	List   cmdutil.ListFlags
 	Format output.Format
@@ -62,7 +62,7 @@ func accountsRun(ctx context.Context, opts *AccountsOptions) error {
 	prog := listing.NewProgress(opts.IO, opts.List.Quiet)
 	co := opts.List.ClientOptions()
 	co.Hooks = prog.Hooks()
-	client, err := opts.Client(co)
+	client, err := opts.Client(ctx, co)
 	if err != nil {
 		return err
 	}

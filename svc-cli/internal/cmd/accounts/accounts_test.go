@@ -152,6 +152,42 @@ func TestAccountsRun(t *testing.T) {
 			wantErrOut: "\r\x1b[KRead 1 rows (1 pages)…\r\x1b[K" + prov + "\r\x1b[KRead 2 rows (2 pages)…\r\x1b[K",
 		},
 		{
+			// OWASP's CSV injection rule: a cell that begins with =, +, -,
+			// @, tab or carriage return gets a leading ', except a number.
+			name:  "csv cells a spreadsheet would run as formulas start with a quote",
+			route: "/formulas",
+			args:  "-o csv",
+			wantOut: "id,accountName,currency,timezone,isActive,lastSyncAt\n" +
+				`acc_1,"'=HYPERLINK(""http://x"",""go"")",EUR,"'@SUM(1,1)",true,` + "\n" +
+				`acc_2,'+cmd|' /C calc'!A0,USD,'-2+3,false,` + "\n" +
+				"acc_3,'\tTab,EUR,\"'\rReturn\",true,\n" +
+				"acc_4,-12.50,EUR,UTC,true,\n",
+			wantErrOut: prov,
+		},
+		{
+			name:  "csv on a terminal: formulas quoted, controls escaped",
+			route: "/formulas",
+			args:  "-o csv --all --limit 3",
+			tty:   testapi.TTY{Stdout: true},
+			wantOut: "id,accountName,currency,timezone,isActive,lastSyncAt\n" +
+				`acc_1,"'=HYPERLINK(""http://x"",""go"")",EUR,"'@SUM(1,1)",true,` + "\n" +
+				`acc_2,'+cmd|' /C calc'!A0,USD,'-2+3,false,` + "\n" +
+				`acc_3,'\x09Tab,EUR,'\x0dReturn,true,` + "\n" +
+				"acc_4,-12.50,EUR,UTC,true,\n",
+			wantErrOut: prov,
+		},
+		{
+			name:  "jsonl keeps the stored values",
+			route: "/formulas",
+			args:  "-o jsonl",
+			wantOut: `{"id":"acc_1","accountName":"=HYPERLINK(\"http://x\",\"go\")","currency":"EUR","timezone":"@SUM(1,1)","isActive":true,"lastSyncAt":null}
+{"id":"acc_2","accountName":"+cmd|' /C calc'!A0","currency":"USD","timezone":"-2+3","isActive":false,"lastSyncAt":null}
+{"id":"acc_3","accountName":"\tTab","currency":"EUR","timezone":"\rReturn","isActive":true,"lastSyncAt":null}
+{"id":"acc_4","accountName":"-12.50","currency":"EUR","timezone":"UTC","isActive":true,"lastSyncAt":null}
+`,
+			wantErrOut: prov,
+		},
+		{
 			name:  "names cannot drive the terminal",
 			route: "/nasty",
 			tty:   testapi.TTY{Stdout: true},

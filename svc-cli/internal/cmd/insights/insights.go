@@ -21,7 +21,7 @@ import (
 // InsightsOptions are the parsed flags of `svc insights`.
 type InsightsOptions struct {
 	IO     *iostreams.IOStreams
-	Client func(cmdutil.ClientOptions) (*svc.Client, error)
+	Client func(context.Context, cmdutil.ClientOptions) (*svc.Client, error)
 
 	List    cmdutil.ListFlags
 	From    svc.Date
@@ -94,7 +94,7 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 	prog := listing.NewProgress(opts.IO, opts.List.Quiet)
 	co := opts.List.ClientOptions()
 	co.Hooks = prog.Hooks()
-	client, err := opts.Client(co)
+	client, err := opts.Client(ctx, co)
 	if err != nil {
 		return err
 	}
