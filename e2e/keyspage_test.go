@@ -94,7 +94,8 @@ func (l *netLog) holding(s string) []string {
 // reload that page and go back and forward (the key is gone, no second key
 // is created), revoke it after a
 // confirmation (401 next), then as a member (no create control, a hand-built
-// POST refused), then at 10 active keys (the form says why it is disabled).
+// POST refused), then at 10 active keys (the form says why it is disabled),
+// then signs out.
 // A screenshot of each state goes to $SVC_SCREENSHOTS, or to a temporary
 // directory; the test logs where.
 func TestKeysPageInBrowser(t *testing.T) {
@@ -221,7 +222,7 @@ func TestKeysPageInBrowser(t *testing.T) {
 		do("sign in as "+user,
 			chromedp.Navigate(signIn),
 			chromedp.Click(chromedp.CSS(`input[name="user"][value$=" `+user+`"]`)),
-			chromedp.Click(chromedp.CSS(`form button[type="submit"]`)),
+			chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)),
 			chromedp.WaitVisible(chromedp.ID("dk-title")),
 		)
 		if who := get("header", chromedp.Text(chromedp.CSS("header"))); !strings.Contains(who, "signed in as "+user) {
@@ -520,7 +521,17 @@ func TestKeysPageInBrowser(t *testing.T) {
 		t.Errorf("at 10 keys: disabled %v, %q (%v)", disabled, why, err)
 	}
 
-	// 7. The key never left the create page's body: not in a URL, a header,
+	// 7. Sign out: the session is over, the page asks to sign in again.
+	do("sign out",
+		chromedp.Click(chromedp.CSS(`header form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="user"]`)),
+		chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-title")),
+	)
+	if text := get("signed out", chromedp.Text(chromedp.CSS("main"))); !strings.Contains(text, "Sign in to manage developer keys") {
+		t.Errorf("the page after sign-out: %q", text)
+	}
+
+	// 8. The key never left the create page's body: not in a URL, a header,
 	// a redirect or a server log line.
 	if hits := nl.holding(secret); len(hits) > 0 {
 		t.Errorf("the key appears in the browser's network traffic:\n%s", strings.Join(hits, "\n"))
