@@ -157,7 +157,10 @@ func TestRevealStoreOfTheHost(t *testing.T) {
 		s := &store{m: map[string]*keys.CreatedKey{}}
 		f := setupWith(t, b, s, time.Now)
 		post, view := f.create("org_a", "owner", createForm("shared", "7", "", "accounts:read"))
-		token := post.header.Get("Location")[len(path+"/created/"):]
+		if post.status != http.StatusSeeOther {
+			t.Fatalf("create: %d, want a redirect to the key's view", post.status)
+		}
+		token := strings.TrimPrefix(post.header.Get("Location"), path+"/created/")
 		if !reSecret.MatchString(view.body) || len(s.ids) != 1 || strings.Contains(s.ids[0], token) || len(s.m) != 0 {
 			t.Errorf("host store: ids %q for token %s, %d left\n%s", s.ids, token, len(s.m), view.body)
 		}
