@@ -364,9 +364,9 @@ func TestKeysPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// travel goes delta entries through the history, as the browser's
-	// buttons do, and waits until the page at that entry shows sel. It
-	// waits for no load event: a page that the back-forward cache restores
-	// sends none.
+	// buttons do, and waits until the page at that entry shows sel (30 s at
+	// most). It waits for no load event: a page that the back-forward cache
+	// restores sends none.
 	travel := func(what string, delta int, sel string) {
 		t.Helper()
 		h, err := chromedp.Run(ctx, chromedp.NavigationEntries())
@@ -387,8 +387,10 @@ func TestKeysPageInBrowser(t *testing.T) {
 				return
 			}
 			if time.Now().After(deadline) {
+				// Not fatal: the steps after it still count the keys.
 				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("dk-secret") !== null`))
-				t.Fatalf("%s: never reached %s showing %s (the key is on the page: %v)", what, want, sel, shown)
+				t.Errorf("%s: never reached %s showing %s (the key is on the page: %v)", what, want, sel, shown)
+				return
 			}
 		}
 	}
@@ -408,6 +410,7 @@ func TestKeysPageInBrowser(t *testing.T) {
 	bfmu.Lock()
 	t.Logf("back-forward cache: %q", bfcache)
 	bfmu.Unlock()
+	do("the list", chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-list-title")))
 	counts := get("counts", chromedp.Evaluate[string](`[document.querySelectorAll("tr[data-key-id]").length,
 		[...document.querySelectorAll("tr[data-key-id] th")].filter(c => c.textContent === "browser test key").length,
 		document.body.textContent.match(/(\d+) of 10 active keys/)[1]].join(" ")`))
@@ -423,7 +426,6 @@ func TestKeysPageInBrowser(t *testing.T) {
 			t.Errorf("a history entry holds the key: %s", e.URL)
 		}
 	}
-	do("the list", chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-list-title")))
 	html := get("page", chromedp.OuterHTML(chromedp.CSS("html")))
 	keyID := get("key id", chromedp.Evaluate[string](
 		`[...document.querySelectorAll("tr[data-key-id]")].find(r => r.textContent.includes("browser test key")).dataset.keyId`))
