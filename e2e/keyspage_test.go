@@ -90,9 +90,12 @@ func (l *netLog) holding(s string) []string {
 
 // TestKeysPageInBrowser drives the Developer keys page of `svc-api demo` in
 // Chromium: sign in as the owner, create a key with two scopes and 7 days,
-// read it once, use it through the SDK, reload (gone), revoke it after a
+// read it once on the page the create redirects to, use it through the SDK,
+// reload that page and go back and forward (the key is gone, no second key
+// is created), revoke it after a
 // confirmation (401 next), then as a member (no create control, a hand-built
-// POST refused), then at 10 active keys (the form says why it is disabled).
+// POST refused), then at 10 active keys (the form says why it is disabled),
+// then signs out.
 // A screenshot of each state goes to $SVC_SCREENSHOTS, or to a temporary
 // directory; the test logs where.
 func TestKeysPageInBrowser(t *testing.T) {
@@ -219,7 +222,7 @@ func TestKeysPageInBrowser(t *testing.T) {
 		do("sign in as "+user,
 			chromedp.Navigate(signIn),
 			chromedp.Click(chromedp.CSS(`input[name="user"][value$=" `+user+`"]`)),
-			chromedp.Click(chromedp.CSS(`form button[type="submit"]`)),
+			chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)),
 			chromedp.WaitVisible(chromedp.ID("dk-title")),
 		)
 		if who := get("header", chromedp.Text(chromedp.CSS("header"))); !strings.Contains(who, "signed in as "+user) {
@@ -245,6 +248,10 @@ func TestKeysPageInBrowser(t *testing.T) {
 			do("tab", chromedp.KeyEvent(kb.Tab))
 		}
 		t.Fatalf("Tab never reaches %s", sel)
+	}
+	rowsBefore, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("tr[data-key-id]").length`))
+	if err != nil {
+		t.Fatal(err)
 	}
 	tabTo(`#dk-name`)
 	do("type the name", chromedp.KeyEvent("browser test key"))
@@ -317,8 +324,108 @@ func TestKeysPageInBrowser(t *testing.T) {
 		t.Errorf("campaigns without the scope: %v, want 403", err)
 	}
 
-	// 3. Reload: the key is gone, its hint stays.
-	do("reload", chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-list-title")), shot("04-after-reload"))
+	// 3. Reload the key's page, then go back and forward: the key is not
+	// shown again and no key is created (Post/Redirect/Get, issue 30).
+	view := get("location", chromedp.Location())
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(keysURL) + `created/[A-Z2-7]{26}$`).MatchString(view) {
+		t.Errorf("the create did not redirect to a one-time view: the key is shown at %q", view)
+	}
+	noKey := func(what string, usedUp bool) {
+		t.Helper()
+		// Evaluate, not a DOM query: chromedp's DOM queries wait for a load
+		// event that a page restored from the back-forward cache never sends.
+		html := get(what, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+		if strings.Contains(html, secret) || strings.Contains(html, "dk-secret") {
+			t.Errorf("%s: the key is on the page again", what)
+		}
+		if usedUp && !strings.Contains(html, "cannot show it again") {
+			t.Errorf("%s: the page does not say the key was shown once", what)
+		}
+	}
+	// Which history navigations the back-forward cache answered, for the log.
+	var bfmu sync.Mutex
+	var bfcache []string
+	if err := chromedp.Listen(bctx, func(ev any) {
+		bfmu.Lock()
+		defer bfmu.Unlock()
+		switch ev := ev.(type) {
+		case *page.EventFrameNavigated:
+			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
+				bfcache = append(bfcache, "restored "+ev.Frame.URL)
+			}
+		case *page.EventBackForwardCacheNotUsed:
+			var why []string
+			for _, e := range ev.NotRestoredExplanations {
+				why = append(why, string(e.Reason))
+			}
+			bfcache = append(bfcache, "not used: "+strings.Join(why, ", "))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// travel goes delta entries through the history, as the browser's
+	// buttons do, and waits until the page at that entry shows sel (30 s at
+	// most). It waits for no load event: a page that the back-forward cache
+	// restores sends none.
+	travel := func(what string, delta int, sel string) {
+		t.Helper()
+		h, err := chromedp.Run(ctx, chromedp.NavigationEntries())
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		i := int(h.CurrentIndex) + delta
+		if i < 0 || i >= len(h.Entries) {
+			t.Fatalf("%s: no history entry %d of %d", what, i, len(h.Entries))
+		}
+		want := h.Entries[i].URL
+		if _, err := chromedp.Call(ctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		check := `location.href === ` + strconv.Quote(want) + ` && document.readyState === "complete" && document.querySelector(` + strconv.Quote(sel) + `) !== null`
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if at, err := chromedp.Run(ctx, chromedp.Evaluate[bool](check)); err == nil && at {
+				return
+			}
+			if time.Now().After(deadline) {
+				// Not fatal: the steps after it still count the keys.
+				shown, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("dk-secret") !== null`))
+				t.Errorf("%s: never reached %s showing %s (the key is on the page: %v)", what, want, sel, shown)
+				return
+			}
+		}
+	}
+	// Back from the key, then forward: a back-forward cache that kept the
+	// page must not show the key again (the page's script takes it out when
+	// the page is left, and fetches the page again when it is restored).
+	travel("back from the key", -1, "#dk-list-title")
+	noKey("back from the key", false)
+	travel("forward to the key", 1, ".dk-notice")
+	noKey("back and forward", true)
+	do("reload the key's page", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("dk-list-title")), shot("04-after-reload"))
+	noKey("after a reload", true)
+	travel("back after the reload", -1, "#dk-list-title")
+	travel("forward after the reload", 1, ".dk-notice")
+	do("forward", shot("05-back-and-forward"))
+	noKey("reload, back and forward", true)
+	bfmu.Lock()
+	t.Logf("back-forward cache: %q", bfcache)
+	bfmu.Unlock()
+	do("the list", chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-list-title")))
+	counts := get("counts", chromedp.Evaluate[string](`[document.querySelectorAll("tr[data-key-id]").length,
+		[...document.querySelectorAll("tr[data-key-id] th")].filter(c => c.textContent === "browser test key").length,
+		document.body.textContent.match(/(\d+) of 10 active keys/)[1]].join(" ")`))
+	if want := fmt.Sprintf("%d 1 %d", rowsBefore+1, rowsBefore+1); counts != want {
+		t.Errorf("keys of the organization (all, named \"browser test key\", active): %s, want %s", counts, want)
+	}
+	history, err := chromedp.Run(ctx, chromedp.NavigationEntries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range history.Entries {
+		if strings.Contains(e.URL, secret) {
+			t.Errorf("a history entry holds the key: %s", e.URL)
+		}
+	}
 	html := get("page", chromedp.OuterHTML(chromedp.CSS("html")))
 	keyID := get("key id", chromedp.Evaluate[string](
 		`[...document.querySelectorAll("tr[data-key-id]")].find(r => r.textContent.includes("browser test key")).dataset.keyId`))
@@ -345,7 +452,7 @@ func TestKeysPageInBrowser(t *testing.T) {
 	do("revoke",
 		chromedp.Click(chromedp.CSS(row+" a.dk-revoke")),
 		chromedp.WaitVisible(chromedp.CSS(".dk-notice")),
-		shot("05-revoked"),
+		shot("06-revoked"),
 	)
 	notice := get("notice", chromedp.Text(chromedp.CSS(".dk-notice")))
 	dmu.Lock()
@@ -362,7 +469,7 @@ func TestKeysPageInBrowser(t *testing.T) {
 
 	// 5. A member sees no create control, and a POST built by hand is refused.
 	signInAs("u_demo_acme_analyst")
-	do("member", shot("06-member"))
+	do("member", shot("07-member"))
 	refusal := get("refusal", chromedp.Text(chromedp.ID("dk-manage-refusal")))
 	controls, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("main form, main button, a.dk-revoke").length`))
 	if err != nil || !strings.Contains(refusal, "Only owners and administrators") || controls != 0 {
@@ -409,14 +516,24 @@ func TestKeysPageInBrowser(t *testing.T) {
 			chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-list-title")),
 		)
 	}
-	do("full", shot("07-ten-active-keys"))
+	do("full", shot("08-ten-active-keys"))
 	disabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("form.dk-create > fieldset").disabled`))
 	why := get("why", chromedp.Text(chromedp.ID("dk-create-refusal")))
 	if err != nil || !disabled || !strings.Contains(why, "already has 10 active keys") || !strings.Contains(why, "Revoke one to create another") {
 		t.Errorf("at 10 keys: disabled %v, %q (%v)", disabled, why, err)
 	}
 
-	// 7. The key never left the create page's body: not in a URL, a header,
+	// 7. Sign out: the session is over, the page asks to sign in again.
+	do("sign out",
+		chromedp.Click(chromedp.CSS(`header form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="user"]`)),
+		chromedp.Navigate(keysURL), chromedp.WaitVisible(chromedp.ID("dk-title")),
+	)
+	if text := get("signed out", chromedp.Text(chromedp.CSS("main"))); !strings.Contains(text, "Sign in to manage developer keys") {
+		t.Errorf("the page after sign-out: %q", text)
+	}
+
+	// 8. The key never left the create page's body: not in a URL, a header,
 	// a redirect or a server log line.
 	if hits := nl.holding(secret); len(hits) > 0 {
 		t.Errorf("the key appears in the browser's network traffic:\n%s", strings.Join(hits, "\n"))

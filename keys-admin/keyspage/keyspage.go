@@ -1,9 +1,10 @@
 // Package keyspage serves the "Developer keys" settings section as an
 // http.Handler: the organization's keys, a form to create one, the new key
-// shown once in the answer to the create, and revocation with a confirmation
-// step. The host application mounts it under its own settings path, wraps it
-// in its own layout, and tells it who is signed in; the package never handles
-// passwords or sessions.
+// shown once on the page a create redirects to (Post/Redirect/Get: a reload
+// neither shows it again nor creates another; see RevealStore), and
+// revocation with a confirmation step. The host application mounts it under
+// its own settings path, wraps it in its own layout, and tells it who is
+// signed in; the package never handles passwords or sessions.
 //
 //	page, err := keyspage.New(keyspage.Config{
 //		Keys:     manager, // *keys.Manager
@@ -13,8 +14,9 @@
 //	mux.Handle("/settings/developer-keys/", page)
 //
 // The page is server rendered with html/template and works without
-// JavaScript; a small embedded script only adds a copy button and a confirm
-// dialog for revocation. Every response has Cache-Control: no-store, a
+// JavaScript; a small embedded script only adds a copy button, a confirm
+// dialog for revocation, and takes a new key off the page when it is left
+// (for back-forward caches). Every response has Cache-Control: no-store, a
 // Content-Security-Policy without inline script, and refuses framing; every
 // state-changing request passes net/http's CrossOriginProtection.
 //
@@ -78,6 +80,10 @@ type Config struct {
 	SignInURL string
 	// Logger receives server-side failures (never a key value). nil discards.
 	Logger *slog.Logger
+	// Reveals holds each new key for its one view (see RevealStore). nil
+	// keeps it in this process's memory: set it when several replicas
+	// serve the page without session affinity.
+	Reveals RevealStore
 }
 
 // LayoutData is what a Config.Layout template receives.
@@ -110,20 +116,29 @@ type handler struct {
 	assets map[string]asset
 	head   template.HTML
 	log    *slog.Logger
+	now    func() time.Time
+	// reveals holds new keys between the create and their one view.
+	reveals RevealStore
 }
 
 // New returns the page's handler, already wrapped in CrossOriginProtection
 // and the security headers.
-func New(cfg Config) (http.Handler, error) {
+func New(cfg Config) (http.Handler, error) { return newHandler(cfg, time.Now) }
+
+// newHandler is New with a clock (tests move it past RevealTTL).
+func newHandler(cfg Config, now func() time.Time) (http.Handler, error) {
 	if cfg.Keys == nil || cfg.Identify == nil {
 		return nil, errors.New("keyspage: Config.Keys and Config.Identify are required")
 	}
 	if cfg.Path == "" || !strings.HasPrefix(cfg.Path, "/") || strings.HasSuffix(cfg.Path, "/") {
 		return nil, fmt.Errorf("keyspage: Config.Path %q must start with / and not end with one", cfg.Path)
 	}
-	h := &handler{cfg: cfg, log: cfg.Logger, assets: map[string]asset{}}
+	h := &handler{cfg: cfg, log: cfg.Logger, assets: map[string]asset{}, now: now, reveals: cfg.Reveals}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.reveals == nil {
+		h.reveals = newMemoryReveals(now)
 	}
 	var err error
 	h.tmpl, err = template.New("").Funcs(funcs).ParseFS(files, "templates/*.html")
@@ -151,6 +166,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", h.page)
 	mux.HandleFunc("POST /{$}", h.create)
+	mux.HandleFunc("GET /created/{token}", h.created)
 	mux.HandleFunc("GET /revoke/{id}", h.confirmRevoke)
 	mux.HandleFunc("POST /revoke/{id}", h.revoke)
 	mux.HandleFunc("GET /assets/{name}", h.asset)
@@ -236,6 +252,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 
 // fail answers 500 in plain text after a rendering failure and logs it.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	h.log.ErrorContext(r.Context(), "developer keys page failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	// The route, not the path: a view's path holds its one-time token.
+	h.log.ErrorContext(r.Context(), "developer keys page failed", "method", r.Method, "route", r.Pattern, "error", err)
 	http.Error(w, "Something went wrong on our side; nothing was changed. Try again later.", http.StatusInternalServerError)
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,10 +51,27 @@ type fixture struct {
 	auth *keys.Authenticator // the request side: does a key shown once work?
 	db   *bun.DB
 	url  string
-	logs *bytes.Buffer
+	logs *lockedBuffer
 }
 
-func setup(t *testing.T, b dbtest.Backend) *fixture {
+// lockedBuffer is the log's destination: the server's goroutines write
+// while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+func setup(t *testing.T, b dbtest.Backend) *fixture { return setupWith(t, b, nil, time.Now) }
+
+// setupWith is setup with a RevealStore (nil: the default) and a clock.
+func setupWith(t *testing.T, b dbtest.Backend, reveals keyspage.RevealStore, clock func() time.Time) *fixture {
 	ctx := t.Context()
 	now := time.Now().UTC()
 	ended := now.Add(-48 * time.Hour)
@@ -80,11 +98,12 @@ func setup(t *testing.T, b dbtest.Backend) *fixture {
 	}
 	svc := keys.NewManager(b.DB)
 	auth := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
-	logs := &bytes.Buffer{}
-	page, err := keyspage.New(keyspage.Config{
+	logs := &lockedBuffer{}
+	page, err := keyspage.NewWithClock(keyspage.Config{
 		Keys: svc, Identify: identify, Path: path, SignInURL: "/sign-in",
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Reveals: reveals,
+	}, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +222,26 @@ func createForm(name string, expiry string, custom string, scopes ...string) url
 	return v
 }
 
-var reSecret = regexp.MustCompile(`svc_live_[A-Za-z0-9]{43}`)
+var (
+	reSecret = regexp.MustCompile(`svc_live_[A-Za-z0-9]{43}`)
+	reView   = regexp.MustCompile(`^` + path + `/created/[A-Z2-7]{26}$`)
+)
+
+// create posts the form as org's user and follows the redirect to the new
+// key's view: the POST's answer, and the view's (zero when the POST was not
+// a redirect).
+func (f *fixture) create(org, user string, form url.Values) (post, view response) {
+	f.t.Helper()
+	post = f.do("POST", "/", org, user, form, nil)
+	if post.status != http.StatusSeeOther {
+		return post, response{}
+	}
+	loc := post.header.Get("Location")
+	if !reView.MatchString(loc) {
+		f.t.Fatalf("a create redirects to %q, not to a one-time view", loc)
+	}
+	return post, f.do("GET", strings.TrimPrefix(loc, path), org, user, nil, nil)
+}
 
 func TestCreateShowsTheKeyOnce(t *testing.T) {
 	t.Parallel()
@@ -224,20 +262,25 @@ func TestCreateShowsTheKeyOnce(t *testing.T) {
 			}
 		}
 
-		r = f.do("POST", "/", "org_a", "owner", createForm("nightly export", "7", "", "accounts:read", "insights:read"), nil)
+		post, r := f.create("org_a", "owner", createForm("nightly export", "7", "", "accounts:read", "insights:read"))
 		secrets := reSecret.FindAllString(r.body, -1)
-		if r.status != http.StatusCreated || len(secrets) != 1 {
-			t.Fatalf("create: %d, %d secrets\n%s", r.status, len(secrets), r.body)
+		if post.status != http.StatusSeeOther || r.status != http.StatusOK || len(secrets) != 1 {
+			t.Fatalf("create: %d, view %d, %d secrets\n%s", post.status, r.status, len(secrets), r.body)
 		}
 		secret := secrets[0]
 		if !strings.Contains(r.body, `<input id="dk-secret" class="dk-secret" type="text" value="`+secret+`" readonly`) ||
 			!strings.Contains(r.body, `<label for="dk-secret">`) || !strings.Contains(r.body, "shown only this once") {
 			t.Errorf("the secret is not in a labelled field with its warning:\n%s", r.body)
 		}
-		for k, vs := range r.header {
-			if strings.Contains(strings.Join(vs, " "), secret) {
-				t.Errorf("header %s holds the key", k)
+		for _, resp := range []response{post, r} {
+			for k, vs := range resp.header {
+				if strings.Contains(strings.Join(vs, " "), secret) {
+					t.Errorf("header %s holds the key", k)
+				}
 			}
+		}
+		if strings.Contains(post.body, secret) || r.header.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("the redirect's body holds the key, or the view sends a Referer: %v\n%s", r.header, post.body)
 		}
 		p, err := f.auth.Lookup(t.Context(), secret)
 		if err != nil {
@@ -258,9 +301,8 @@ func TestCreateShowsTheKeyOnce(t *testing.T) {
 			t.Errorf("page after create:\n%s", r.body)
 		}
 		// An admin manages keys too, and a custom expiry works.
-		r = f.do("POST", "/", "org_a", "admin", createForm("", "custom", "45", "campaigns:read"), nil)
-		if r.status != http.StatusCreated {
-			t.Fatalf("admin create: %d\n%s", r.status, r.body)
+		if post, r := f.create("org_a", "admin", createForm("", "custom", "45", "campaigns:read")); post.status != http.StatusSeeOther || !reSecret.MatchString(r.body) {
+			t.Fatalf("admin create: %d\n%s", post.status, r.body)
 		}
 		list, _ = f.svc.List(t.Context(), "org_a", "admin")
 		if len(list) != 2 || list[0].ExpiresAt.Sub(list[0].CreatedAt) != 45*24*time.Hour || list[0].IssuerID != "admin" {
@@ -270,8 +312,8 @@ func TestCreateShowsTheKeyOnce(t *testing.T) {
 		if r := f.do("GET", "/", "org_trial", "t_owner", nil, nil); r.status != 200 || strings.Contains(r.body, "<fieldset disabled") || strings.Contains(r.body, "dk-refusal") {
 			t.Errorf("running trial's page: %d\n%s", r.status, r.body)
 		}
-		if r := f.do("POST", "/", "org_trial", "t_owner", createForm("trial key", "90", "", "insights:read"), nil); r.status != http.StatusCreated {
-			t.Errorf("create during a trial: %d\n%s", r.status, r.body)
+		if post, r := f.create("org_trial", "t_owner", createForm("trial key", "90", "", "insights:read")); post.status != http.StatusSeeOther || !reSecret.MatchString(r.body) {
+			t.Errorf("create during a trial: %d\n%s", post.status, r.body)
 		}
 		if strings.Contains(f.logs.String(), secret) {
 			t.Errorf("a log line holds the key:\n%s", f.logs)
@@ -476,10 +518,10 @@ func TestCrossOriginRequestsAreRefused(t *testing.T) {
 		}
 		// A same-origin browser POST, and a non-browser client (no
 		// Sec-Fetch-Site, no Origin), pass the check.
-		if r := f.do("POST", "/", "org_a", "owner", good, map[string]string{"Sec-Fetch-Site": "", "Origin": f.url}); r.status != http.StatusCreated {
+		if r := f.do("POST", "/", "org_a", "owner", good, map[string]string{"Sec-Fetch-Site": "", "Origin": f.url}); r.status != http.StatusSeeOther {
 			t.Errorf("same origin: %d", r.status)
 		}
-		if r := f.do("POST", "/", "org_a", "owner", good, map[string]string{"Sec-Fetch-Site": ""}); r.status != http.StatusCreated {
+		if r := f.do("POST", "/", "org_a", "owner", good, map[string]string{"Sec-Fetch-Site": ""}); r.status != http.StatusSeeOther {
 			t.Errorf("no browser headers: %d", r.status)
 		}
 		// Framing is refused by both headers; GET from another site is only a read.
@@ -504,7 +546,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 			ids = append(ids, k.ID)
 		}
 		// The create page shows the name too.
-		created := f.do("POST", "/", "org_a", "owner", createForm(hostile[1]+hostile[2], "7", "", "accounts:read"), nil)
+		_, created := f.create("org_a", "owner", createForm(hostile[1]+hostile[2], "7", "", "accounts:read"))
 		pages := map[string]response{
 			"list":    f.do("GET", "/", "org_a", "owner", nil, nil),
 			"created": created,

@@ -211,27 +211,28 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) {
 	req.ExpiresInDays = n
 
 	status := http.StatusBadRequest
-	var created *keys.CreatedKey
 	if len(f.Errors) == 0 {
-		created, err = h.cfg.Keys.Create(r.Context(), req)
-		if err != nil {
-			ref := explain(err)
-			if ref.status == http.StatusInternalServerError {
-				h.serverError(w, r, err)
+		created, err := h.cfg.Keys.Create(r.Context(), req)
+		if err == nil {
+			// Post/Redirect/Get: the key is held server-side for the one
+			// GET of its view (reveal.go), never put in the URL.
+			view, err := h.hold(r.Context(), id, created)
+			if err != nil {
+				h.unheld(w, r, id, created, err)
 				return
 			}
-			status = ref.status
-			f.Errors[ref.at] = ref.sentence
+			http.Redirect(w, r, view, http.StatusSeeOther)
+			return
 		}
+		ref := explain(err)
+		if ref.status == http.StatusInternalServerError {
+			h.serverError(w, r, err)
+			return
+		}
+		status = ref.status
+		f.Errors[ref.at] = ref.sentence
 	}
 	if _, ok := h.load(w, r, d); !ok {
-		return
-	}
-	if created != nil {
-		// The one response that holds the key: the page that answers the
-		// POST. no-store (set for every response) keeps it out of caches.
-		d.Created = created
-		h.render(w, r, http.StatusCreated, "page.html", d)
 		return
 	}
 	if msg, ok := f.Errors[atManage]; ok {
@@ -310,7 +311,7 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (h *handler) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	h.log.ErrorContext(r.Context(), "developer keys request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	h.log.ErrorContext(r.Context(), "developer keys request failed", "method", r.Method, "route", r.Pattern, "error", err)
 	h.render(w, r, http.StatusInternalServerError, "message.html", messageData{
 		Title: "Something went wrong", Text: explain(err).sentence, Link: h.cfg.Path + "/", LinkText: "Back to Developer keys",
 	})

@@ -45,6 +45,7 @@ var (
 func newDemo() *cobra.Command {
 	var c config
 	var envErr envErrors
+	var unsafePublic bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the API on built-in demo data with nothing else installed",
@@ -63,15 +64,23 @@ If the port is busy (another demo still running?), pick another one with
 --listen 127.0.0.1:8081 or SVC_LISTEN_ADDR=127.0.0.1:8081.
 
 It also serves the "Developer keys" settings page at /settings/developer-keys/, behind a
-demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve has neither).`,
+demo-only sign-in at /settings/sign-in where you pick a demo user, with no password
+(svc-api serve has neither). A sign-in lasts 2 hours or until "Sign out"; over TLS
+(--tls-cert/--tls-key) its cookie is Secure and the pages send HSTS.
+
+Because anyone who reaches that sign-in can act as any demo user, the demo listens on
+loopback addresses only: a --listen address that is not loopback (0.0.0.0, :8080, a
+public address) is refused with exit 2, unless --unsafe-public-demo is given.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(envErr) > 0 {
 				return usageError{errors.New(strings.Join(envErr, "; "))}
 			}
-			return runDemo(cmd.Context(), &c, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runDemo(cmd.Context(), &c, unsafePublic, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.Flags().BoolVar(&unsafePublic, "unsafe-public-demo", false,
+		"listen on a non-loopback address anyway: anyone who reaches it can sign in as any demo user, with no password")
 	addDatabaseFlags(cmd.Flags(), &c, "demo.db")
 	cmd.Flags().Lookup("database-url").Usage = "postgres://USER@HOST:PORT/DB?sslmode=… or sqlite:PATH (default sqlite:DATA_DIR/demo.db; SVC_DATABASE_URL is ignored)"
 	addServeFlags(cmd.Flags(), &c, &envErr)
@@ -81,18 +90,19 @@ demo-only sign-in at /settings/sign-in where you pick a demo user (svc-api serve
 	return cmd
 }
 
-func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, c *config, unsafePublic bool, stdout, stderr io.Writer) error {
 	log, err := newLogger(stderr, c.LogLevel)
 	if err != nil {
 		return err
 	}
-	// Take the port first: when it is busy, nothing is changed (no data
-	// re-imported, no key created).
-	ln, err := net.Listen("tcp", c.Listen)
+	// Take the port first: when it is busy, or not loopback, nothing is
+	// changed (no data re-imported, no key created).
+	ln, err := demoListen(c.Listen, unsafePublic, log)
 	if err != nil {
-		return busyPortError(c.Listen, err)
+		return err
 	}
 	defer ln.Close() // serve closes it too; a second Close is harmless
+	tls := c.TLSCert != ""
 
 	url := c.DatabaseURL
 	if url == "" {
@@ -132,10 +142,7 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	c.listener = ln
 	settingsKeys := keys.NewManager(db)
 	c.mount = func(api http.Handler) (http.Handler, error) {
-		if host, _, _ := net.SplitHostPort(c.Listen); host == "" || !net.ParseIP(host).IsLoopback() && host != "localhost" {
-			log.Warn("the demo sign-in at " + demoSignInPath + " lets anyone who reaches " + c.Listen + " act as any demo user")
-		}
-		return demoSettings(settingsKeys, api, log, time.Now())
+		return demoSettings(settingsKeys, api, log, time.Now(), tls)
 	}
 	if c.DownloadsDir == "" {
 		if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
@@ -151,10 +158,45 @@ func runDemo(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	wg.Go(func() { keepDemoCurrent(rctx, db, log) })
 	defer func() { stop(); wg.Wait() }()
 	return serve(ctx, c, handle, log, func(addr string) {
-		printDemo(stdout, demoOutput{site: siteURL(addr), key: dk, svc: siblingCommand("svc"), svcAbs: absCommand(siblingCommand("svc")),
+		site := siteURL(addr)
+		if tls {
+			site = "https://" + strings.TrimPrefix(site, "http://")
+		}
+		printDemo(stdout, demoOutput{site: site, key: dk, svc: siblingCommand("svc"), svcAbs: absCommand(siblingCommand("svc")),
 			keysAdmin: siblingCommand("keys-admin"), databaseURL: database.Redact(url)})
-		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", siteURL(addr), demoSignInPath)
+		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", site, demoSignInPath)
 	})
+}
+
+// demoListen listens on addr, which must be a loopback address unless
+// unsafePublic is set (then it warns).
+func demoListen(addr string, unsafePublic bool, log *slog.Logger) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, busyPortError(addr, err)
+	}
+	if !isLoopback(ln.Addr()) {
+		if !unsafePublic {
+			ln.Close()
+			return nil, publicDemoError(addr, ln.Addr())
+		}
+		log.Warn("--unsafe-public-demo: the demo sign-in at " + demoSignInPath + " lets anyone who reaches " +
+			ln.Addr().String() + " act as any demo user, with no password")
+	}
+	return ln, nil
+}
+
+// publicDemoError refuses a listen address that is not loopback, and says
+// what to set instead.
+func publicDemoError(listen string, bound net.Addr) error {
+	_, port, err := net.SplitHostPort(listen)
+	if err != nil || port == "" {
+		port = "8080"
+	}
+	return usageError{fmt.Errorf("--listen %s is not a loopback address (it would listen on %s): the demo's sign-in lets anyone "+
+		"who reaches it act as any demo user and manage their keys, with no password; nothing was changed. "+
+		"Listen on loopback: svc-api demo --listen 127.0.0.1:%s (make demo: SVC_LISTEN_ADDR=127.0.0.1:%[3]s make demo), "+
+		"or pass --unsafe-public-demo to serve the demo to the network anyway", listen, bound, port)}
 }
 
 // busyPortError says that the address is taken and how to pick another.

@@ -2,17 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/snapshot"
@@ -24,9 +22,10 @@ import (
 // lets anyone who can reach the port act as any demo user, which is the
 // point of a demo and never acceptable in `svc-api serve`.
 const (
-	demoKeysPath   = "/settings/developer-keys"
-	demoSignInPath = "/settings/sign-in"
-	demoCookie     = "svc_demo_session"
+	demoKeysPath    = "/settings/developer-keys"
+	demoSignInPath  = "/settings/sign-in"
+	demoSignOutPath = "/settings/sign-out"
+	demoCookie      = "svc_demo_session"
 )
 
 // demoUser is one user the demo sign-in offers.
@@ -54,35 +53,81 @@ func demoUsers(now time.Time) []demoUser {
 	return out
 }
 
-// demoSessions signs the demo's session cookie with a key made at start, so
-// that a cookie cannot name a user it was not given for (a restart signs
-// everyone out). The cookie holds no secret, only who signed in.
+// demoSessionTTL is how long a demo sign-in lasts, however much it is used.
+const demoSessionTTL = 2 * time.Hour
+
+// maxDemoSessions bounds the sessions held: past it, a sign-in ends the
+// oldest session (the demo listens on loopback; only a script signs in that
+// often).
+const maxDemoSessions = 10000
+
+// demoHSTS is what the demo's pages send over TLS, as the API's responses do.
+const demoHSTS = "max-age=31536000; includeSubDomains"
+
+// demoSessions are the demo's sign-ins, held in memory: each sign-in gets a
+// random session value (crypto/rand, 128 bits) that names nothing, valid
+// for demoSessionTTL or until sign-out, and a restart signs everyone out.
+// The map is keyed by a hash of the value, so a lookup compares no secret
+// byte by byte. Hand-written: a map, a mutex and an expiry are less than a
+// session library's setup, and the demo needs nothing more.
 type demoSessions struct {
-	key   []byte
-	users map[string]demoUser // by Value()
+	users  map[string]demoUser // by Value()
+	secure bool                // served over TLS: Secure cookies
+	mu     sync.Mutex
+	live   map[[sha256.Size]byte]demoSession
 }
 
-func newDemoSessions(users []demoUser) (*demoSessions, error) {
-	s := &demoSessions{key: make([]byte, 32), users: map[string]demoUser{}}
-	if _, err := rand.Read(s.key); err != nil {
-		return nil, fmt.Errorf("demo session key: %w", err)
-	}
+type demoSession struct {
+	user    demoUser
+	expires time.Time
+}
+
+func newDemoSessions(users []demoUser, secure bool) *demoSessions {
+	s := &demoSessions{users: map[string]demoUser{}, secure: secure, live: map[[sha256.Size]byte]demoSession{}}
 	for _, u := range users {
 		s.users[u.Value()] = u
 	}
-	return s, nil
+	return s
 }
 
-func (s *demoSessions) mac(v string) string {
-	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(v))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+// signIn starts a session for u and returns its cookie. It ends the
+// session r carries, if any: a sign-in never keeps an earlier value alive.
+func (s *demoSessions) signIn(r *http.Request, u demoUser) *http.Cookie {
+	value := rand.Text()
+	now := demoNow()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, err := r.Cookie(demoCookie); err == nil {
+		delete(s.live, sha256.Sum256([]byte(c.Value)))
+	}
+	var oldest [sha256.Size]byte
+	for id, ss := range s.live {
+		if !now.Before(ss.expires) {
+			delete(s.live, id)
+		} else if _, ok := s.live[oldest]; !ok || ss.expires.Before(s.live[oldest].expires) {
+			oldest = id
+		}
+	}
+	if len(s.live) >= maxDemoSessions {
+		delete(s.live, oldest)
+	}
+	s.live[sha256.Sum256([]byte(value))] = demoSession{user: u, expires: now.Add(demoSessionTTL)}
+	return s.cookie(value, int(demoSessionTTL/time.Second))
 }
 
-func (s *demoSessions) cookie(u demoUser) *http.Cookie {
-	v := base64.RawURLEncoding.EncodeToString([]byte(u.Value()))
-	return &http.Cookie{Name: demoCookie, Value: v + "." + s.mac(v), Path: "/settings/",
-		HttpOnly: true, SameSite: http.SameSiteLaxMode}
+// signOut ends the session r carries and returns the cookie that clears it.
+func (s *demoSessions) signOut(r *http.Request) *http.Cookie {
+	if c, err := r.Cookie(demoCookie); err == nil {
+		s.mu.Lock()
+		delete(s.live, sha256.Sum256([]byte(c.Value)))
+		s.mu.Unlock()
+	}
+	return s.cookie("", -1)
+}
+
+func (s *demoSessions) cookie(value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: demoCookie, Value: value, Path: "/settings/", MaxAge: maxAge,
+		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode}
 }
 
 // user returns the signed-in demo user, if any.
@@ -91,16 +136,18 @@ func (s *demoSessions) user(r *http.Request) (demoUser, bool) {
 	if err != nil {
 		return demoUser{}, false
 	}
-	v, mac, ok := strings.Cut(c.Value, ".")
-	if !ok || !hmac.Equal([]byte(mac), []byte(s.mac(v))) {
+	id := sha256.Sum256([]byte(c.Value))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.live[id]
+	if !ok {
 		return demoUser{}, false
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(v)
-	if err != nil {
+	if !demoNow().Before(ss.expires) {
+		delete(s.live, id)
 		return demoUser{}, false
 	}
-	u, ok := s.users[string(raw)]
-	return u, ok
+	return ss.user, true
 }
 
 // identify is the keyspage.IdentityFunc of the demo.
@@ -126,6 +173,7 @@ const demoTemplateText = `
 <body>
 <header class="dk-main">
 <p><strong>Snapshot demo</strong> · Settings{{with demoUser .Identity}} · {{.OrgName}} ({{.Subscription}}) · signed in as {{.UserID}}, {{.Role}}{{end}} · <a href="` + demoSignInPath + `">Switch user</a></p>
+{{if demoUser .Identity}}<form method="post" action="` + demoSignOutPath + `"><button type="submit">Sign out</button></form>{{end}}
 </header>
 <main class="dk-main">
 {{.Content}}
@@ -149,13 +197,11 @@ const demoTemplateText = `
 
 // demoSettings returns the handler of `svc-api demo`: the Developer keys
 // page at /settings/developer-keys/ behind the demo sign-in at
-// /settings/sign-in, and api for everything else.
-func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time.Time) (http.Handler, error) {
+// /settings/sign-in (and sign-out), and api for everything else. With tls,
+// the session cookie is Secure and the settings pages send HSTS.
+func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time.Time, tls bool) (http.Handler, error) {
 	users := demoUsers(now)
-	sessions, err := newDemoSessions(users)
-	if err != nil {
-		return nil, err
-	}
+	sessions := newDemoSessions(users, tls)
 	tmpl, err := template.New("").Funcs(template.FuncMap{
 		"demoUser": func(id keyspage.Identity) *demoUser {
 			if u, ok := sessions.users[id.OrganizationID+" "+id.UserID]; ok {
@@ -174,8 +220,26 @@ func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time
 	if err != nil {
 		return nil, err
 	}
-	signIn := http.NewServeMux()
-	signIn.HandleFunc("GET "+demoSignInPath, func(w http.ResponseWriter, r *http.Request) {
+	signIn := demoSignIn(tmpl, sessions, users)
+	mux := http.NewServeMux()
+	mux.Handle(demoKeysPath+"/", page)
+	mux.Handle(demoSignInPath, signIn)
+	mux.Handle(demoSignOutPath, signIn)
+	mux.Handle("/", api)
+	if !tls {
+		return mux, nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Strict-Transport-Security", demoHSTS) // the API sets its own too
+		mux.ServeHTTP(w, r)
+	}), nil
+}
+
+// demoSignIn serves the sign-in page, the sign-in and the sign-out, behind
+// CrossOriginProtection and the headers of the keys page.
+func demoSignIn(tmpl *template.Template, sessions *demoSessions, users []demoUser) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+demoSignInPath, func(w http.ResponseWriter, r *http.Request) {
 		var content, out bytes.Buffer
 		if err := tmpl.ExecuteTemplate(&content, "signin", users); err != nil {
 			http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
@@ -193,28 +257,26 @@ func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = out.WriteTo(w)
 	})
-	signIn.HandleFunc("POST "+demoSignInPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+demoSignInPath, func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 		u, ok := sessions.users[r.PostFormValue("user")]
 		if !ok {
 			http.Error(w, "Pick one of the demo users.", http.StatusBadRequest)
 			return
 		}
-		http.SetCookie(w, sessions.cookie(u))
+		http.SetCookie(w, sessions.signIn(r, u))
 		http.Redirect(w, r, demoKeysPath+"/", http.StatusSeeOther)
 	})
-	guarded := http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+demoSignOutPath, func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, sessions.signOut(r))
+		http.Redirect(w, r, demoSignInPath, http.StatusSeeOther)
+	})
+	return http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
 		h.Set("Content-Security-Policy", keyspage.ContentSecurityPolicy)
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("X-Content-Type-Options", "nosniff")
-		signIn.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r)
 	}))
-
-	mux := http.NewServeMux()
-	mux.Handle(demoKeysPath+"/", page)
-	mux.Handle(demoSignInPath, guarded)
-	mux.Handle("/", api)
-	return mux, nil
 }

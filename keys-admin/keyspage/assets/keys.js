@@ -22,6 +22,23 @@ document.addEventListener("DOMContentLoaded", function () {
     });
   });
 
+  // The new key is shown once: when the page is left, take it out, so that
+  // a back-forward cache that kept the page does not show it again; a page
+  // restored from that cache is fetched again (the server then says the key
+  // was shown once). Without this script, Cache-Control: no-store keeps
+  // the page out of caches.
+  var created = document.querySelector(".dk-created");
+  if (created) {
+    window.addEventListener("pagehide", function () {
+      var field = document.getElementById("dk-secret");
+      if (field) { field.value = ""; }
+      created.remove();
+    });
+    window.addEventListener("pageshow", function (event) {
+      if (event.persisted) { window.location.reload(); }
+    });
+  }
+
   // Revoke: confirm in a dialog, then post the same form the confirmation
   // page would; cancelling changes nothing.
   document.querySelectorAll("a.dk-revoke").forEach(function (link) {
