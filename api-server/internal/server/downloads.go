@@ -123,7 +123,7 @@ func readScript(root *os.Root, site string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !servableSite.MatchString(site) {
+	if !servableSite.MatchString(site) || signedRelease(root) {
 		return data, nil
 	}
 	first := true
@@ -170,6 +170,7 @@ type indexData struct {
 	Archives []download
 	Bundles  []download
 	Script   bool // install-svc.sh is present
+	Verify   verifyData
 }
 
 // platformSuffix matches the per-platform file names of a release.
@@ -261,9 +262,10 @@ var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
 <body><h1>Downloads{{if .Version}}: svc {{.Version}}{{end}}</h1>
 <p><code>svc</code> is the command-line client and local MCP server (<code>svc mcp</code>) of this service.
 Check every download against <a href="SHA256SUMS">SHA256SUMS</a> before installing it, as below.
-The SHA-256 check is an integrity check (it catches a corrupted or altered download), not a signature:
-it proves the file matches the list served by this same site.
-On macOS, use <code>shasum -a 256 -c -</code> where the lines say <code>sha256sum -c -</code>.</p>
+{{if .Verify.Signed}}Check the signature of <code>SHA256SUMS</code> first (<a href="#verify">Verify the release</a>): the SHA-256 alone proves only that a file matches the list served by this same site.
+{{else}}The SHA-256 check is an integrity check (it catches a corrupted or altered download), not a signature:
+it proves the file matches the list served by this same site.{{end}}
+On macOS, use <code>shasum -a 256 -c -</code> where the lines say <code>sha256sum -c -</code>.</p>{{template "verify" .}}
 {{- $site := .Site}}{{$v := .Version}}
 {{- if .Script}}
 <h2 id="script">Install script (Linux, macOS)</h2>
@@ -335,7 +337,9 @@ func (s *Server) downloadsIndex(c *gin.Context) {
 	c.Header("Content-Security-Policy", "default-src 'none'")
 	c.Status(http.StatusOK)
 	c.Header("Content-Type", "text/html; charset=utf-8")
-	_ = indexPage.Execute(c.Writer, newIndexData(site, files))
+	d := newIndexData(site, files)
+	d.Verify = s.newVerifyData(files, d.Version)
+	_ = indexPage.Execute(c.Writer, d)
 }
 
 func (s *Server) downloadFile(c *gin.Context) {
