@@ -114,7 +114,7 @@ check_site() {
 	http://*) scheme=http; rest=${1#http://} ;;
 	*) die "the site URL must start with https:// ($1)" ;;
 	esac
-	authority=${rest%%/*}
+	authority=${rest%%[/?#]*}
 	path=${rest#"$authority"}
 	case $authority in
 	*@*) die "refusing the site $1: it has user information (the part before @) that hides the real host; give https://HOST[:PORT]" ;;
