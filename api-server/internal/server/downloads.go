@@ -269,11 +269,11 @@ On macOS, use <code>shasum -a 256 -c -</code> where the lines say <code>sha256su
 {{- $site := .Site}}{{$v := .Version}}
 {{- if .Script}}
 <h2 id="script">Install script (Linux, macOS)</h2>
-<p>The script picks your platform, downloads the archive and <code>SHA256SUMS</code>, checks the archive's SHA-256 and installs nothing on a mismatch:</p>
+<p>The script picks your platform, downloads the archive and <code>SHA256SUMS</code>, {{if .Verify.Signed}}checks the signature of <code>SHA256SUMS</code> and {{end}}checks the archive's SHA-256, and installs nothing when a check fails:</p>
 <pre><code>curl -fsSL {{$site}}/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"</code></pre>
 <p>To check the script itself first:</p>
 <pre><code>curl -fsSLO {{$site}}/developers/install-svc.sh
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " install-svc.sh$" SHA256SUMS | sha256sum -c -
 sh install-svc.sh --dir "$HOME/.local/bin"{{if $v}} --version {{$v}}{{end}}</code></pre>
 {{- end}}
@@ -281,7 +281,7 @@ sh install-svc.sh --dir "$HOME/.local/bin"{{if $v}} --version {{$v}}{{end}}</cod
 <h2 id="npm">npm package (Node.js 22 or newer)</h2>
 <p>One package with the binaries of every platform and a small launcher; no dependencies, no install scripts.</p>
 <pre><code>curl -fsSLO {{$site}}/developers/{{.NPM}}
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " {{.NPM}}$" SHA256SUMS | sha256sum -c -
 npm install -g ./{{.NPM}}</code></pre>
 {{- end}}
@@ -296,7 +296,7 @@ export SVC_SITE_URL={{$site}}</code></pre>
 <p>Each holds <code>svc</code> (<code>svc.exe</code> on Windows), <code>LICENSE</code> and <code>README.md</code>. For example:</p>
 {{- with index .Archives 0}}
 <pre><code>curl -fsSLO {{$site}}/developers/{{.Name}}
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " {{.Name}}$" SHA256SUMS | sha256sum -c -
 tar -xzf {{.Name}} svc</code></pre>
 {{- end}}
@@ -306,7 +306,7 @@ tar -xzf {{.Name}} svc</code></pre>
 <p>A <code>.mcpb</code> file runs <code>svc mcp</code> in a desktop host such as Claude Desktop; the host asks for your developer key (stored as a sensitive setting) and the site URL. Download the bundle of your platform, check it, then open it with the host (double-click it, or Settings → Extensions → Install Extension):</p>
 {{- with index .Bundles 0}}
 <pre><code>curl -fsSLO {{$site}}/developers/{{.Name}}
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " {{.Name}}$" SHA256SUMS | sha256sum -c -</code></pre>
 {{- end}}
 <p>Other hosts: see "Use with an MCP host" in the README inside each archive. <a href="server.json">server.json</a> describes the server in the MCP registry's format.</p>

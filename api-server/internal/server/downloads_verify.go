@@ -80,6 +80,12 @@ func (s *Server) newVerifyData(files []download, v string) verifyData {
 	return d
 }
 
+// sigcheck follows each "curl … SHA256SUMS" line of the index: for a signed
+// release, the lines that fetch and check its signature.
+var _ = template.Must(indexPage.New("sigcheck").Parse(`{{$site := .Site}}{{with .Verify}}{{if .Signed}}
+curl -fsSLO {{$site}}/developers/SHA256SUMS.minisig
+minisign -Vm SHA256SUMS{{if .PublicKey}} -P {{.PublicKey}}{{end}}{{end}}{{end}}`))
+
 // verifySection is the index's "Verify" section, a template of indexPage
 // (a template: exempt from the length rule).
 var _ = template.Must(indexPage.New("verify").Parse(`

@@ -98,6 +98,10 @@ func TestDownloadsSignedRelease(t *testing.T) {
 			`<a href="svc-cli-1.0.0.intoto.json">svc-cli-1.0.0.intoto.json</a></td><td>provenance: an in-toto statement (SLSA provenance v1)`,
 			`jq -r '.subject[] | "\(.digest.sha256)  \(.name)"' svc-cli-1.0.0.intoto.json | sha256sum -c --ignore-missing -`,
 			"<code>mcpb verify FILE</code>",
+			// Each recipe checks the signature before the file's line.
+			"curl -fsSLO " + site + "/developers/install-svc.sh\ncurl -fsSLO " + site + "/developers/SHA256SUMS\ncurl -fsSLO " + site +
+				"/developers/SHA256SUMS.minisig\nminisign -Vm SHA256SUMS -P " + key + "\n" + `grep " install-svc.sh$" SHA256SUMS | sha256sum -c -`,
+			"checks the signature of <code>SHA256SUMS</code> and checks the archive's SHA-256",
 			`<a href="SHA256SUMS.minisig">SHA256SUMS.minisig</a></td><td>`,
 		} {
 			if !strings.Contains(page, want) {
