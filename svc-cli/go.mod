@@ -1,6 +1,6 @@
 module github.com/adsnap/svc/svc-cli
 
-go 1.26
+go 1.26.0
 
 require (
 	aead.dev/minisign v0.3.0
