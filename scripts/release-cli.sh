@@ -91,11 +91,11 @@ releasetool() { "$work/tools/releasetool" "$@"; }
 # commit or a copy of the tree could take it along.
 outside_repo() {
   local real
-  real=$(realpath -m "$2")
-  case $real/ in
-  "$root"/*) echo "release-cli: $1 ($2) is inside the repository: keep keys outside it (RELEASING.md, Keys)" >&2; exit 2 ;;
-  esac
   [ -f "$2" ] || { echo "release-cli: $1: no file $2" >&2; exit 2; }
+  real=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")
+  case $real in
+  "$(cd "$root" && pwd -P)"/*) echo "release-cli: $1 ($2) is inside the repository: keep keys outside it (RELEASING.md, Keys)" >&2; exit 2 ;;
+  esac
 }
 
 # The keys: throwaway ones for a demo or a test, else the operator's.
