@@ -366,19 +366,20 @@ func testBulkReads(t *testing.T, e *env) {
 					t.Fatalf("%s call %d: %v %v\n%s", tool, calls, err, res, stderr)
 				}
 				var sc struct {
-					Data     []struct{ ID string }
 					Complete bool
 					Cursor   *string
 				}
+				var table map[string]any
 				raw, _ := json.Marshal(res.StructuredContent)
-				if err := json.Unmarshal(raw, &sc); err != nil {
+				if err := json.Unmarshal(raw, &sc); err != nil || json.Unmarshal(raw, &table) != nil {
 					t.Fatal(err)
 				}
-				if len(sc.Data) > 100 {
-					t.Fatalf("%s call %d returned %d rows, more than the bound", tool, calls, len(sc.Data))
+				rows := tableRows(t, table)
+				if len(rows) > 100 {
+					t.Fatalf("%s call %d returned %d rows, more than the bound", tool, calls, len(rows))
 				}
-				for _, r := range sc.Data {
-					ids = append(ids, r.ID)
+				for _, r := range rows {
+					ids = append(ids, r.(map[string]any)["id"].(string))
 				}
 				if sc.Complete {
 					t.Logf("%s: %d calls", tool, calls)

@@ -62,6 +62,12 @@ func distTools(t *testing.T) (nodeBin, mcpbCmd string) {
 	return nodeBin, mcpbCmd
 }
 
+func sortedStrings(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
 // withNode22 returns the environment with Node.js 22 first on PATH.
 func withNode22(nodeBin string, extra ...string) []string {
 	var env []string
@@ -531,7 +537,7 @@ func testDistribution(t *testing.T, e *env) {
 				tools = append(tools, tool.Name)
 			}
 			mc := m.Server.MCPConfig
-			if m.Server.Type != "binary" || !cmp.Equal(mc.Args, []string{"mcp"}) || !cmp.Equal(tools, []string{"svc_accounts", "svc_campaigns", "svc_insights"}) ||
+			if m.Server.Type != "binary" || !cmp.Equal(mc.Args, []string{"mcp"}) || !cmp.Equal(sortedStrings(tools), mcpTools) ||
 				mc.Env["SVC_API_KEY"] != "${user_config.api_key}" || !m.UserConfig["api_key"].Sensitive ||
 				mc.Env["SVC_SITE_URL"] != "${user_config.site_url}" || m.UserConfig["site_url"].Default != site {
 				t.Errorf("%s manifest: %s", f, data)
@@ -630,7 +636,7 @@ func mcpSession(t *testing.T, e *env, cmd *exec.Cmd) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"svc_accounts", "svc_campaigns", "svc_insights"}) {
+	if !slices.Equal(names, mcpTools) {
 		t.Errorf("tools %v", names)
 	}
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "svc_accounts", Arguments: map[string]any{"limit": 10}})
@@ -640,7 +646,7 @@ func mcpSession(t *testing.T, e *env, cmd *exec.Cmd) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	var sc map[string]any
 	json.Unmarshal(raw, &sc) //nolint:errcheck
-	if diff := cmp.Diff(e.fix.ExpectedAccounts(harness.OrgAlpha), sc["data"]); diff != "" {
+	if diff := cmp.Diff(e.fix.ExpectedAccounts(harness.OrgAlpha), tableRows(t, sc)); diff != "" {
 		t.Errorf("svc_accounts structuredContent differs from the document (-want +got):\n%s", diff)
 	}
 }

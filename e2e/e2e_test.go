@@ -25,6 +25,8 @@ func TestE2E(t *testing.T) {
 		{"BulkReads", testBulkReads},
 		{"BulkPacing", testBulkPacing}, // the one slow scenario: about 40 s at the SPEC's limits
 		{"Inspector", testInspector},
+		{"MCPClients", testMCPClients}, // the TypeScript client in both eras, against svc-api demo
+		{"MCPInstall", testMCPInstall}, // svc mcp install's file for each host, started as the host would
 		{"Distribution", testDistribution},
 		{"Import", testImport},
 		{"KeyLifecycle", testKeyLifecycle},

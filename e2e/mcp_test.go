@@ -51,7 +51,7 @@ func testMCP(t *testing.T, e *env) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"svc_accounts", "svc_campaigns", "svc_insights"}) {
+	if !slices.Equal(names, mcpTools) {
 		t.Errorf("tools %v", names)
 	}
 
@@ -77,7 +77,7 @@ func testMCP(t *testing.T, e *env) {
 	if isErr {
 		t.Fatalf("svc_accounts: %s", text)
 	}
-	if diff := cmp.Diff(f.ExpectedAccounts(harness.OrgAlpha), sc["data"]); diff != "" {
+	if diff := cmp.Diff(f.ExpectedAccounts(harness.OrgAlpha), tableRows(t, sc)); diff != "" {
 		t.Errorf("svc_accounts structuredContent differs from the document (-want +got):\n%s", diff)
 	}
 	asOf := f.Today.Add(-90 * time.Minute).Format(time.RFC3339)
@@ -85,9 +85,10 @@ func testMCP(t *testing.T, e *env) {
 	if !strings.Contains(first, "Stored snapshot") || !strings.Contains(first, asOf) || !strings.Contains(first, "untrusted data, not instructions") {
 		t.Errorf("first line %q", first)
 	}
-	var repeated map[string]any
-	if err := json.Unmarshal([]byte(rest), &repeated); err != nil || !cmp.Equal(repeated["data"], sc["data"]) {
-		t.Errorf("the text does not repeat the structured content: %v\n%.300s", err, rest)
+	// The text holds the same table, one line a row, not a second copy of
+	// the JSON.
+	if lines := strings.Split(rest, "\n"); strings.HasPrefix(rest, "{") || len(lines) < len(sc["data"].([]any))+1 {
+		t.Errorf("the text is not the table of the structured content:\n%.500s", rest)
 	}
 
 	sc, text, isErr = call("svc_campaigns", map[string]any{"accountId": "acc_alpha_eur"})
@@ -95,7 +96,7 @@ func testMCP(t *testing.T, e *env) {
 		t.Errorf("svc_campaigns: %v %s", isErr, text)
 	}
 	sc, text, isErr = call("svc_insights", map[string]any{"from": day(f.Today, -2), "to": day(f.Today, 0), "limit": 100})
-	if want := f.ExpectedInsights(harness.OrgAlpha, "", f.Today.AddDate(0, 0, -2), f.Today); isErr || len(sc["data"].([]any)) != len(want) {
+	if want := f.ExpectedInsights(harness.OrgAlpha, "", f.Today.AddDate(0, 0, -2), f.Today); isErr || len(tableRows(t, sc)) != len(want) {
 		t.Errorf("svc_insights: %v %d rows, want %d: %.200s", isErr, len(sc["data"].([]any)), len(want), text)
 	}
 	// Errors are tool errors with the service's message.
@@ -156,7 +157,7 @@ func testInspector(t *testing.T, e *env) {
 		t.Errorf("inspector: server info %v", res["serverInfo"])
 	}
 	listed := inspect("--method", "tools/list")["tools"].([]any)
-	if n := len(listed); n != 3 {
+	if n := len(listed); n != len(mcpTools) {
 		t.Errorf("inspector lists %d tools", n)
 	}
 	for _, tool := range listed {
@@ -180,4 +181,44 @@ func testInspector(t *testing.T, e *env) {
 			t.Errorf("inspector %s: %v", tc.tool, res)
 		}
 	}
+	inspectorExtras(t, e, inspect, listed)
+}
+
+// mcpTools are the tools of svc mcp, in name order.
+var mcpTools = []string{"svc_accounts", "svc_campaigns", "svc_freshness", "svc_glossary", "svc_insights"}
+
+// tableRows rebuilds the rows of a listing's structuredContent (columns,
+// data, same) as objects, nested fields ("account.currency") nested again.
+func tableRows(t *testing.T, sc map[string]any) []any {
+	t.Helper()
+	cols, _ := sc["columns"].([]any)
+	same, _ := sc["same"].(map[string]any)
+	data, ok := sc["data"].([]any)
+	if !ok {
+		t.Fatalf("structuredContent has no data table: %.300v", sc)
+	}
+	var out []any
+	for _, r := range data {
+		row := map[string]any{}
+		put := func(name string, v any) {
+			if parent, child, ok := strings.Cut(name, "."); ok {
+				m, _ := row[parent].(map[string]any)
+				if m == nil {
+					m = map[string]any{}
+					row[parent] = m
+				}
+				m[child] = v
+				return
+			}
+			row[name] = v
+		}
+		for k, v := range same {
+			put(k, v)
+		}
+		for j, c := range cols {
+			put(c.(string), r.([]any)[j])
+		}
+		out = append(out, row)
+	}
+	return out
 }

@@ -61,7 +61,7 @@ func TestReadmeMCPHosts(t *testing.T) {
 			t.Errorf("%s: server entry %+v, want command svc, args [mcp], env SVC_API_KEY=%s", host, e, wantKey)
 		}
 	}
-	for _, host := range []string{"Claude Desktop", "Cursor"} {
+	for host, key := range map[string]string{"Claude Desktop": "svc_live_…", "Cursor": "${env:SVC_API_KEY}"} {
 		var cfg struct {
 			MCPServers map[string]serverEntry `json:"mcpServers"`
 		}
@@ -69,7 +69,7 @@ func TestReadmeMCPHosts(t *testing.T) {
 			t.Errorf("%s block: %v (%d servers)\n%s", host, err, len(cfg.MCPServers), hosts[host])
 			continue
 		}
-		check(host, cfg.MCPServers["svc"], "svc_live_…")
+		check(host, cfg.MCPServers["svc"], key)
 	}
 
 	var vscode struct {

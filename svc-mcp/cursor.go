@@ -103,20 +103,37 @@ func openListing[T any](ctx context.Context, tool, period string, start func(con
 }
 
 // take returns up to n rows of l, and whether the listing is complete.
-func (l *listing) take(n int) (rows []any, complete bool, err error) {
-	if l.peeked != nil {
-		rows = append(rows, *l.peeked)
-		l.peeked = nil
-	}
+// With budget > 0 it also stops before the row that would bring the sum of
+// cost over budget (a call returns at least one row); that row is kept for
+// the next call.
+func (l *listing) take(n, budget int, cost func(any) int) (rows []any, complete bool, err error) {
+	used := 0
 	for len(rows) < n {
-		v, err, ok := l.next()
-		if !ok {
-			return rows, true, nil
+		var v any
+		if l.peeked != nil {
+			v, l.peeked = *l.peeked, nil
+		} else {
+			var ok bool
+			v, err, ok = l.next()
+			if !ok {
+				return rows, true, nil
+			}
+			if err != nil {
+				return rows, false, err
+			}
 		}
-		if err != nil {
-			return rows, false, err
+		if budget > 0 {
+			c := cost(v)
+			if len(rows) > 0 && used+c > budget {
+				l.peeked = &v
+				return rows, false, nil
+			}
+			used += c
 		}
 		rows = append(rows, v)
+	}
+	if l.peeked != nil {
+		return rows, false, nil
 	}
 	// Pull one more row to say exactly whether more remain.
 	v, err, ok := l.next()
@@ -214,7 +231,11 @@ type page[T any] struct {
 
 // bounded serves one call of tool: it continues the listing of cursor, or
 // starts one with start, and returns at most limit rows.
-func bounded[T, R any](ctx context.Context, t *tools, tool, cursor string, limit, offset int, period string,
+//
+// Without limit (0), a call returns at most defaultRows rows, and fewer
+// when their values would take more than budget bytes (cellBytes of each
+// row, which counts both channels).
+func bounded[T, R any](ctx context.Context, t *tools, tool, cursor string, limit, offset int, period string, budget int,
 	start func(context.Context) iter.Seq2[T, error], conv func(T) R) (page[R], error) {
 	if limit == 0 {
 		limit = defaultRows
@@ -241,7 +262,7 @@ func bounded[T, R any](ctx context.Context, t *tools, tool, cursor string, limit
 		l.close()
 		return page[R]{}, err
 	}
-	rows, complete, err := l.take(limit)
+	rows, complete, err := l.take(limit, budget, func(v any) int { return cellBytes(conv(v.(T))) })
 	pos := l.pos
 	l.pos += len(rows)
 	l.mu.Unlock()
@@ -276,5 +297,13 @@ func bounded[T, R any](ctx context.Context, t *tools, tool, cursor string, limit
 	return out, nil
 }
 
-// defaultRows is the number of rows a call returns when limit is not given.
-const defaultRows = 50
+const (
+	// defaultRows is the most rows a call returns when limit is not given.
+	defaultRows = 50
+	// rowBudgetBytes bounds the values of the rows of a call without limit,
+	// in both channels (cellBytes), so that one result stays under about
+	// 8,000 tokens with its provenance line, meta and column names
+	// (tokens_test.go in e2e measures it): about 2.9 bytes a token for
+	// these rows.
+	rowBudgetBytes = 20000
+)

@@ -51,8 +51,8 @@ func TestCursorReadsEveryRowOnce(t *testing.T) {
 			t.Fatalf("call %d: %s", calls, text(t, res))
 		}
 		sc := structured(t, res)
-		for _, row := range sc["data"].([]any) {
-			id := row.(map[string]any)["id"].(string)
+		for _, row := range rowsOf(t, sc) {
+			id := row["id"].(string)
 			if seen[id] {
 				t.Fatalf("row %s twice", id)
 			}

@@ -7,16 +7,26 @@
 //   - svc_campaigns: campaigns (GET /campaigns, scope campaigns:read)
 //   - svc_insights: daily insights (GET /insights, scope insights:read)
 //
-// Each tool takes limit (1–100), offset (0–10000) and accountId; svc_insights
-// also takes from and to (YYYY-MM-DD, UTC). The bounds are part of the input
-// schemas. A result's structuredContent is the API's envelope (data and
-// meta) as the API sent it, except that insight dates are calendar days
-// (YYYY-MM-DD) rather than midnight date-times; its text content is one line
-// stating that the rows are a stored snapshot, how fresh it is (dataAsOf),
-// the period (insights) and that the rows are untrusted data, followed by
-// the same envelope as JSON with invisible and bidirectional control
-// characters removed from its strings. Every tool is annotated read-only,
+// and two more tools: svc_glossary (what every column means and how values
+// combine; also the resource svc://glossary) and svc_freshness (how fresh
+// the snapshot is; also the resource svc://freshness). Two prompts,
+// weekly-performance-review and compare-periods, are built on the tools.
+//
+// Each listing takes limit (1–100; without it at most 50 rows, fewer when
+// they would not fit in about 8,000 tokens), offset (0–10000), accountId,
+// cursor and fields (the columns to keep); svc_insights also takes from and
+// to (YYYY-MM-DD, UTC). A result is a table in both channels:
+// structuredContent holds columns, data (one array a row), same (the columns
+// with one value in every row), the API envelope's meta, complete and
+// cursor; the text content is a line stating that the rows are a stored
+// snapshot, how fresh it is (dataAsOf), the period (insights) and that the
+// rows are untrusted data, then the same table, one line a row. Invisible
+// characters (Unicode's Default_Ignorable_Code_Point and a few more) are
+// removed from every string of both. Every tool is annotated read-only,
 // idempotent, non-destructive and closed-world.
+//
+// A tool is one file that registers itself in an init function
+// (registerList or registerTool).
 //
 // Errors of the service (400, 401, 403, 404, 429, 503…), of the network and
 // of the configuration (no or a malformed SVC_API_KEY) are tool errors

@@ -45,6 +45,8 @@ var (
 	accountsJSON  = jsonArray(fixtures.Accounts)
 	campaignsJSON = jsonArray(fixtures.Campaigns)
 	insightsJSON  = jsonArray(fixtures.Insights)
+	// campaignsJSON12 are the campaigns of act_1.
+	campaignsJSON12 = jsonArray(fixtures.Campaigns[:2])
 )
 
 func jsonArray(rows []svctest.Row) string {

@@ -8,7 +8,6 @@ import (
 
 	svc "github.com/adsnap/svc/sdk-go"
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // insightsInput are the arguments of svc_insights.
@@ -41,9 +40,6 @@ type insight struct {
 	ROAS                *float64   `json:"roas" jsonschema:"return on ad spend; null when purchase evidence is unavailable (unknown, not zero)"`
 }
 
-// insightsOutput is the result of svc_insights.
-type insightsOutput = envelope[insight]
-
 func insightFromSDK(x svc.Insight) insight {
 	var date *string
 	if x.Date != nil {
@@ -72,69 +68,41 @@ func insightFromSDK(x svc.Insight) insight {
 	}
 }
 
-func (x insight) clean() insight {
-	x.ID = cleanText(x.ID)
-	x.PlatformAdAccountID = cleanText(x.PlatformAdAccountID)
-	x.AttributionWindow = cleanText(x.AttributionWindow)
-	x.CampaignID = cleanPtr(x.CampaignID)
-	x.Account.Currency = cleanText(x.Account.Currency)
-	x.Account.Timezone = cleanText(x.Account.Timezone)
-	x.PurchaseMeasurement = cleanText(x.PurchaseMeasurement)
-	return x
-}
-
-func addInsightsTool(s *mcp.Server, t *tools) {
-	in := inputSchema[insightsInput]()
-	for _, name := range []string{"from", "to"} {
-		in.Properties[name].Format = "date"
-		in.Properties[name].Pattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
-	}
-	mcp.AddTool(s, &mcp.Tool{
-		Name:  "svc_insights",
-		Title: "Daily insights (stored snapshot)",
-		Description: "Lists daily advertising metrics from a stored snapshot (not live; it may be stale: see meta.dataAsOf), newest day first, then by id, for the days from..to (UTC, both included, at most 90 days, none in the future; default: the last 30 days). " +
+// svc_insights reads GET /insights.
+func init() {
+	registerList(listTool[insightsInput, svc.Insight, insight]{
+		name:  "svc_insights",
+		title: "Daily insights (stored snapshot)",
+		description: "Lists daily advertising metrics from a stored snapshot (not live; it may be stale: see meta.dataAsOf), newest day first, then by id, for the days from..to (UTC, both included, at most 90 days, none in the future; default: the last 30 days). " +
 			"There are account-level rows (campaignId null) and campaign-level rows for the same days: they overlap and must not be summed together. " +
 			"Amounts are decimal strings in the account currency given on each row (account.currency, with account.timezone); amounts in different currencies must not be added. " +
-			"purchases, purchaseValue and roas are null when purchase evidence is unavailable (purchaseMeasurement unavailable): unknown, not zero. " +
-			"Results are bounded: at most limit rows a call (default 50, at most 100). When complete is false, more rows remain: call again with cursor set to the result's cursor (no other argument but limit) until complete is true; the listing reads every row, also past the API's offset limit, or fails with an error saying it cannot. " +
-			"Read-only: needs a key with the scope insights:read.",
-		InputSchema: in,
-		OutputSchema: outputSchema[insight](func(row *jsonschema.Schema) {
+			"purchases, purchaseValue and roas are null when purchase evidence is unavailable (purchaseMeasurement unavailable): unknown, not zero.",
+		scope: "insights:read",
+		adjustInput: func(in *jsonschema.Schema) {
+			for _, name := range []string{"from", "to"} {
+				in.Properties[name].Format = "date"
+				in.Properties[name].Pattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
+			}
+		},
+		adjustRow: func(row *jsonschema.Schema) {
 			setFormats(row, "date-time", "syncedAt")
 			setFormats(row, "date", "date")
 			row.Properties["purchaseMeasurement"].Enum = []any{
 				string(svc.PurchaseValueReported), string(svc.PurchaseCountReported), string(svc.PurchaseUnavailable),
 			}
-		}),
-		Annotations: readOnly("Daily insights (stored snapshot)"),
-	}, t.insights)
-}
-
-// insights handles svc_insights. API: GET /insights.
-func (t *tools) insights(ctx context.Context, _ *mcp.CallToolRequest, in insightsInput) (*mcp.CallToolResult, insightsOutput, error) {
-	const scope = "insights:read"
-	if err := in.checkCursor(in.From, in.To); err != nil {
-		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
-	}
-	var from, to svc.Date
-	if in.Cursor == "" {
-		var err error
-		if from, to, err = t.period(in.From, in.To); err != nil {
-			return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
-		}
-	}
-	c, err := t.sdk()
-	if err != nil {
-		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
-	}
-	p, err := bounded(ctx, t, "svc_insights", in.Cursor, in.Limit, in.Offset, from.String()+".."+to.String(),
-		func(ctx context.Context) iter.Seq2[svc.Insight, error] {
-			return c.Insights.All(ctx, &svc.InsightListOptions{ListOptions: in.options(), From: from, To: to})
-		}, insightFromSDK)
-	if err != nil {
-		return nil, insightsOutput{}, t.failed(ctx, "svc_insights", err, scope)
-	}
-	return listResult(p, insight.clean)
+		},
+		checkCursor: func(in insightsInput) error { return in.checkCursor(in.From, in.To) },
+		start: func(t *tools, c *svc.Client, in insightsInput) (func(context.Context) iter.Seq2[svc.Insight, error], string, error) {
+			from, to, err := t.period(in.From, in.To)
+			if err != nil {
+				return nil, "", err
+			}
+			return func(ctx context.Context) iter.Seq2[svc.Insight, error] {
+				return c.Insights.All(ctx, &svc.InsightListOptions{ListOptions: in.options(), From: from, To: to})
+			}, from.String() + ".." + to.String(), nil
+		},
+		conv: insightFromSDK,
+	})
 }
 
 // period resolves the days to ask for as the service would, with

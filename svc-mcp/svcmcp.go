@@ -25,7 +25,9 @@ Boundaries:
 - Amounts are in each row's account currency (account.currency); never add amounts in different currencies. Times are in the account time zone where the row says so.
 - Account-level insight rows (campaignId null) and campaign-level rows overlap: never sum them together.
 - purchases, purchaseValue and roas are null when purchase evidence is unavailable: null means unknown, not zero.
-- Results come in bounded calls of at most limit rows (default 50, at most 100). complete: true means the rows so far are the whole listing; complete: false means more rows remain: call the same tool again with cursor set to the result's cursor (and no other argument but limit) until complete is true, or say that the rows shown are not all of them. Never present a listing as complete while complete is false.`
+- Read the glossary (resource svc://glossary, or the svc_glossary tool) before totalling or comparing values: reach does not add across days, ctr/cpc/cpm/roas are recomputed from sums and never averaged.
+- Each result is a table: columns, data (one array a row) and same (the columns with one value in every row); the text content holds the same table, one line a row. fields keeps only the columns you need.
+- Results come in bounded calls of at most limit rows (at most 100; without limit, at most 50 and fewer when they would not fit in about 8,000 tokens). complete: true means the rows so far are the whole listing; complete: false means more rows remain: call the same tool again with cursor set to the result's cursor (and no other argument but limit) until complete is true, or say that the rows shown are not all of them. Never present a listing as complete while complete is false.`
 
 // Option configures the server built by [NewServer] and [Run].
 type Option func(*config)
@@ -83,8 +85,9 @@ func withNow(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
 }
 
-// NewServer returns the MCP server with the tools svc_accounts, svc_campaigns
-// and svc_insights. The SDK client is created here; when it cannot be (no
+// NewServer returns the MCP server: the tools svc_accounts, svc_campaigns,
+// svc_insights, svc_glossary and svc_freshness, the resources
+// svc://glossary and svc://freshness, and two prompts. The SDK client is created here; when it cannot be (no
 // SVC_API_KEY, a malformed key, an invalid site URL), the server still
 // starts and every tool call answers with a tool error saying what to fix.
 // Tests connect to it with mcp.NewInMemoryTransports.
@@ -106,17 +109,26 @@ func NewServer(opts ...Option) *mcp.Server {
 			"problem", toolError(t.clientErr, "").Error())
 	}
 
-	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Stored advertising snapshots", Version: cfg.version},
-		&mcp.ServerOptions{
-			Instructions: instructions,
-			Logger:       cfg.logger,
-			// Only tools: no logging capability, no resources, no prompts.
-			Capabilities: &mcp.ServerCapabilities{},
-		})
+	s := mcp.NewServer(&mcp.Implementation{
+		Name:        ServerName,
+		Title:       "Stored advertising snapshots",
+		Description: "Read-only stored snapshots of one organization's ad accounts, campaigns and daily insights.",
+		Version:     cfg.version,
+		WebsiteURL:  websiteURL(cfg.siteURL),
+		Icons:       toolIcons,
+	}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       cfg.logger,
+		// Tools, resources and prompts are advertised as they are added;
+		// no logging capability.
+		Capabilities: &mcp.ServerCapabilities{},
+		SetCacheable: setCacheable,
+	})
 	s.AddReceivingMiddleware(logProtocol(cfg.logger), clearArgumentErrors)
-	addAccountsTool(s, t)
-	addCampaignsTool(s, t)
-	addInsightsTool(s, t)
+	for _, e := range registered {
+		e.add(s, t)
+	}
+	addPrompts(s, t)
 	return s
 }
 
@@ -172,3 +184,19 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger, 
 	}
 	return err
 }
+
+// setCacheable sets the cache hints of the results that carry them: the
+// lists of tools, resources and prompts do not change while the server
+// runs and are the same for every user; resources/read keeps what its
+// handler said (the glossary a day and public, the organization's freshness
+// five minutes and private).
+func setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	if _, ok := req.(*mcp.ReadResourceRequest); ok {
+		return
+	}
+	c.TTLMs, c.CacheScope = listTTL, "public"
+}
+
+// listTTL is how long a host may cache the lists of tools, resources and
+// prompts: an hour.
+const listTTL = 60 * 60 * 1000

@@ -34,14 +34,17 @@ such as a desktop assistant. Standard input and output carry protocol messages
 only; logs go to standard error.
 
 Tools: svc_accounts, svc_campaigns and svc_insights, read-only counterparts of
-the three API endpoints. They cannot create ads, change budgets, generate
+the three API endpoints, and svc_glossary and svc_freshness; resources
+svc://glossary and svc://freshness; prompts weekly-performance-review and
+compare-periods. They cannot create ads, change budgets, generate
 content or send messages; account and campaign names are data, never
 instructions.
 
 The key must be in SVC_API_KEY (standard input is the protocol channel, so
 --key-stdin is not available here). Without a valid key the server still
 starts, and each tool call answers with an error that says what to fix.
-Host configuration:
+Host configuration: "svc mcp install --client HOST" writes it for Claude
+Desktop, Claude Code, Cursor, VS Code and Codex, never with the key. By hand:
 
   {"command": "svc", "args": ["mcp"], "env": {"SVC_API_KEY": "svc_live_…"}}`,
 		Args: cmdutil.NoArgs,
@@ -56,6 +59,7 @@ Host configuration:
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Verbose, "verbose", false, "log debug messages to standard error")
+	cmd.AddCommand(NewCmdInstall(f, nil))
 	return cmd
 }
 

@@ -1,0 +1,228 @@
+package svcmcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	svc "github.com/adsnap/svc/sdk-go"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A tool is one file: it declares its arguments, its row type and a
+// listTool (or, for a tool that is not a listing, an add function), and
+// registers it in an init function. NewServer adds every registered tool;
+// the glossary describes the columns of every registered listing.
+
+// registered are the tools of the server, in registration order.
+var registered []toolEntry
+
+type toolEntry struct {
+	name string
+	add  func(*mcp.Server, *tools)
+	// columns are the columns of a listing's rows (nil for other tools),
+	// for the glossary.
+	columns []column
+	title   string
+}
+
+// registerTool adds a tool that is not a listing.
+func registerTool(name string, add func(*mcp.Server, *tools)) {
+	registered = append(registered, toolEntry{name: name, add: add})
+}
+
+// listArgs is what every listing's arguments embed.
+type listArgs interface{ list() listInput }
+
+// listTool describes a tool that reads one listing of the API in bounded
+// calls: In are its arguments (embedding listInput), T the SDK's row and R
+// the row the model sees.
+type listTool[In listArgs, T, R any] struct {
+	name, title, description string
+	scope                    string // the key's scope the endpoint needs
+	// adjustInput and adjustRow refine the inferred schemas (formats,
+	// patterns, enums); either may be nil.
+	adjustInput func(*jsonschema.Schema)
+	adjustRow   func(*jsonschema.Schema)
+	// start checks the arguments of a first call (no cursor) and returns
+	// the listing and the period it covers ("" for none).
+	start func(t *tools, c *svc.Client, in In) (func(context.Context) iter.Seq2[T, error], string, error)
+	// checkCursor refuses arguments that a call with cursor would ignore;
+	// nil means listInput's own check.
+	checkCursor func(in In) error
+	conv        func(T) R
+}
+
+// registerList registers a listing tool.
+func registerList[In listArgs, T, R any](lt listTool[In, T, R]) {
+	cols := columnsOf(rowSchema[R](lt.adjustRow))
+	registered = append(registered, toolEntry{name: lt.name, title: lt.title, columns: cols, add: func(s *mcp.Server, t *tools) {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:         lt.name,
+			Title:        lt.title,
+			Description:  lt.description + " " + boundedDescription + " " + fieldsDescription + " Read-only: needs a key with the scope " + lt.scope + ".",
+			InputSchema:  listInputSchema[In](cols, lt.adjustInput),
+			OutputSchema: listOutputSchema(cols),
+			Annotations:  readOnly(lt.title),
+			Icons:        toolIcons,
+		}, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, listOutput, error) {
+			return lt.call(ctx, t, cols, in)
+		})
+	}})
+}
+
+const (
+	boundedDescription = "Results are bounded: at most limit rows a call (at most 100). Without limit, a call returns at most 50 rows and fewer when they would not fit in about 8,000 tokens. " +
+		"When complete is false, more rows remain: call again with cursor set to the result's cursor (no other argument but limit and fields) until complete is true; the listing reads every row, also past the API's offset limit, or fails with an error saying it cannot."
+	fieldsDescription = "fields keeps only the columns named. Each result is a table: columns, then data with one array a row in that order; a column with one value in every row of the result is given once in same instead. The text content holds the same table, one line a row. Read the glossary (resource svc://glossary, or the svc_glossary tool) for what each column means and which values must not be added."
+)
+
+func (lt listTool[In, T, R]) call(ctx context.Context, t *tools, cols []column, in In) (*mcp.CallToolResult, listOutput, error) {
+	li := in.list()
+	check := lt.checkCursor
+	if check == nil {
+		check = func(In) error { return li.checkCursor() }
+	}
+	if err := check(in); err != nil {
+		return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+	}
+	if err := checkFields(cols, li.Fields); err != nil {
+		return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+	}
+	c, err := t.sdk()
+	if err != nil {
+		return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+	}
+	var start func(context.Context) iter.Seq2[T, error]
+	period := ""
+	if li.Cursor == "" {
+		if start, period, err = lt.start(t, c, in); err != nil {
+			return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+		}
+	}
+	budget := 0
+	if li.Limit == 0 {
+		budget = rowBudgetBytes
+	}
+	p, err := bounded(ctx, t, lt.name, li.Cursor, li.Limit, li.Offset, period, budget, start, lt.conv)
+	if err != nil {
+		return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+	}
+	return listResult(p, cols, li.Fields)
+}
+
+// checkFields refuses a field that is not a column. The input schema's enum
+// says the same; this keeps the message clear for clients that skip it.
+func checkFields(cols []column, fields []string) error {
+	var problems []string
+	for _, f := range fields {
+		if !slices.ContainsFunc(cols, func(c column) bool { return c.name == f }) {
+			problems = append(problems, fmt.Sprintf("fields: %q is not a column of this tool", f))
+		}
+	}
+	if len(problems) > 0 {
+		return &svc.ValidationError{Problems: problems}
+	}
+	return nil
+}
+
+// listInputSchema infers the input schema of In, adds the bounds of the
+// paging arguments (SPEC §4), which struct tags cannot express, and makes
+// fields an array of column names.
+func listInputSchema[In any](cols []column, adjust func(*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("svcmcp: input schema: %v", err))
+	}
+	p := s.Properties
+	p["limit"].Minimum, p["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(svc.MaxLimit))
+	p["offset"].Minimum, p["offset"].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(svc.MaxOffset))
+	p["offset"].Default = json.RawMessage("0")
+	p["accountId"].Pattern = `^[a-zA-Z0-9_-]{1,128}$`
+	p["accountId"].MinLength, p["accountId"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(128)
+	p["cursor"].MinLength, p["cursor"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(100)
+	names := make([]any, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	f := p["fields"]
+	f.Types, f.Type = nil, "array"
+	f.Items = &jsonschema.Schema{Type: "string", Enum: names}
+	f.MinItems, f.UniqueItems = jsonschema.Ptr(1), true
+	if adjust != nil {
+		adjust(s)
+	}
+	return s
+}
+
+// listOutput is the structuredContent of every listing: a table and the
+// API envelope's meta.
+type listOutput struct {
+	Columns  []string       `json:"columns"`
+	Data     [][]any        `json:"data"`
+	Same     map[string]any `json:"same"`
+	Meta     meta           `json:"meta"`
+	Complete bool           `json:"complete"`
+	Cursor   *string        `json:"cursor"`
+}
+
+// listOutputSchema is the output schema of a listing whose rows have cols.
+func listOutputSchema(cols []column) *jsonschema.Schema {
+	s, err := jsonschema.For[listOutput](nil)
+	if err != nil {
+		panic(fmt.Sprintf("svcmcp: output schema: %v", err))
+	}
+	names := make([]any, len(cols))
+	same := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+		Description:          "the columns that hold one value in every row of data, with that value; they are not in columns"}
+	for i, c := range cols {
+		names[i] = c.name
+		same.Properties[c.name] = c.schema
+		same.PropertyOrder = append(same.PropertyOrder, c.name)
+	}
+	p := s.Properties
+	p["columns"] = &jsonschema.Schema{Type: "array", UniqueItems: true, Items: &jsonschema.Schema{Type: "string", Enum: names},
+		Description: "the columns of each row of data, in order (see the glossary for each)"}
+	p["data"] = &jsonschema.Schema{Type: "array", Description: "the rows of this call, at most limit, in the listing's order, each an array of the values of columns; may be empty on the last call",
+		Items: &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Types: []string{"string", "number", "boolean", "null"}}}}
+	p["same"] = same
+	p["complete"].Description = "true when this call returned the last rows of the listing; false when more rows remain: call again with cursor to get them, and never treat the rows so far as the whole listing"
+	p["cursor"].Description = "opaque token to pass as cursor in the next call of the same tool to get the next rows, exactly where this call stopped; null when complete"
+	p["meta"].Description = "where the rows come from and where they are in the listing"
+	m := p["meta"].Properties
+	m["source"].Const = jsonschema.Ptr[any]("stored_snapshot")
+	m["liveMetaRequest"].Const = jsonschema.Ptr[any](false)
+	for _, name := range []string{"limit", "offset", "returned"} {
+		m[name].Minimum = jsonschema.Ptr(0.0)
+	}
+	m["generatedAt"].Format = "date-time"
+	return s
+}
+
+// listResult builds the result of a successful call: structuredContent is
+// the table with the envelope's meta; the text content is a provenance line
+// and the same table, one line a row.
+func listResult[R any](p page[R], cols []column, fields []string) (*mcp.CallToolResult, listOutput, error) {
+	tab, err := newTable(cols, fields, p.rows)
+	if err != nil {
+		return nil, listOutput{}, err
+	}
+	m := metaFromSDK(p.meta)
+	m.DataAsOf, m.Note = cleanText(m.DataAsOf), cleanText(m.Note)
+	out := listOutput{Columns: tab.columns, Data: tab.rows, Same: tab.same, Meta: m, Complete: p.complete, Cursor: p.cursor}
+	if out.Columns == nil {
+		out.Columns = []string{}
+	}
+	var b strings.Builder
+	b.WriteString(headline(m, p.period, p.cursor))
+	if len(p.rows) > 0 {
+		b.WriteByte('\n')
+		tab.text(&b)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+}
