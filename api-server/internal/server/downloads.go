@@ -270,12 +270,12 @@ On macOS, use <code>shasum -a 256 -c -</code> where the lines say <code>sha256su
 {{- if .Script}}
 <h2 id="script">Install script (Linux, macOS)</h2>
 <p>The script picks your platform, downloads the archive and <code>SHA256SUMS</code>, {{if .Verify.Signed}}checks the signature of <code>SHA256SUMS</code> and {{end}}checks the archive's SHA-256, and installs nothing when a check fails:</p>
-<pre><code>curl -fsSL {{$site}}/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"</code></pre>
+<pre><code>curl -fsSL {{$site}}/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"{{if .Verify.Signed}} {{$site}}{{end}}</code></pre>
 <p>To check the script itself first:</p>
 <pre><code>curl -fsSLO {{$site}}/developers/install-svc.sh
 curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " install-svc.sh$" SHA256SUMS | sha256sum -c -
-sh install-svc.sh --dir "$HOME/.local/bin"{{if $v}} --version {{$v}}{{end}}</code></pre>
+sh install-svc.sh --dir "$HOME/.local/bin"{{if $v}} --version {{$v}}{{end}}{{if .Verify.Signed}} {{$site}}{{end}}</code></pre>
 {{- end}}
 {{- if .NPM}}
 <h2 id="npm">npm package (Node.js 22 or newer)</h2>

@@ -25,7 +25,8 @@ var releaseKeyLine = regexp.MustCompile(`(?m)^release_public_key=(RW[A-Za-z0-9+/
 // SHA256SUMS and install script are then served as they were signed, never
 // rewritten: a changed byte would break the signature, and the server holds
 // no key to sign again. A signed release is built for its site
-// (`make release-cli SITE_URL=…`).
+// (`make release-cli SITE_URL=…`); the index's install lines name the
+// serving site on the script's command line instead.
 func signedRelease(root *os.Root) bool {
 	info, err := root.Lstat(signatureName)
 	return err == nil && info.Mode().IsRegular()

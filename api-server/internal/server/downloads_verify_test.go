@@ -102,6 +102,10 @@ func TestDownloadsSignedRelease(t *testing.T) {
 			"curl -fsSLO " + site + "/developers/install-svc.sh\ncurl -fsSLO " + site + "/developers/SHA256SUMS\ncurl -fsSLO " + site +
 				"/developers/SHA256SUMS.minisig\nminisign -Vm SHA256SUMS -P " + key + "\n" + `grep " install-svc.sh$" SHA256SUMS | sha256sum -c -`,
 			"checks the signature of <code>SHA256SUMS</code> and checks the archive's SHA-256",
+			// The script installs from the release's site unless told: the
+			// lines name the serving site.
+			"curl -fsSL " + site + `/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin" ` + site + "</code>",
+			`sh install-svc.sh --dir "$HOME/.local/bin" --version 1.0.0 ` + site + "</code>",
 			`<a href="SHA256SUMS.minisig">SHA256SUMS.minisig</a></td><td>`,
 		} {
 			if !strings.Contains(page, want) {
