@@ -97,9 +97,9 @@ bench: dev-proxy
 bench-scale: dev-proxy
 	scripts/bench.sh scale
 
-## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64, the npm package svc-cli-<v>.tgz, MCP Bundles, server.json, install-svc.sh, SHA256SUMS (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL)
+## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64 with a CycloneDX SBOM each, the npm package svc-cli-<v>.tgz, MCP Bundles signed with mcpb sign, server.json, install-svc.sh, the provenance statement, SHA256SUMS and its minisign signature SHA256SUMS.minisig (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL; keys from SVC_RELEASE_KEY_FILE, SVC_MCPB_CERT, SVC_MCPB_KEY outside the repository, or THROWAWAY_KEYS=1 for a demo: RELEASING.md)
 release-cli: build
-	SITE_URL='$(SITE_URL)' scripts/release-cli.sh $(CLI_VERSION)
+	SITE_URL='$(SITE_URL)' THROWAWAY_KEYS='$(THROWAWAY_KEYS)' scripts/release-cli.sh $(CLI_VERSION)
 
 clean:
 	rm -rf bin dist

@@ -89,11 +89,12 @@ func sha256File(t *testing.T, path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// release runs scripts/release-cli.sh for this machine's platform into dir.
-func release(t *testing.T, dir, site string) {
+// release runs scripts/release-cli.sh for this machine's platform into dir,
+// signing with keys.
+func release(t *testing.T, dir, site string, keys *releaseKeys) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), filepath.Join(harness.RepoRoot(), "scripts", "release-cli.sh"), releaseVersion)
-	cmd.Env = append(os.Environ(), "DIST_DIR="+dir, "SITE_URL="+site, "PLATFORMS="+runtime.GOOS+"/"+runtime.GOARCH)
+	cmd.Env = append(append(os.Environ(), keys.env()...), "DIST_DIR="+dir, "SITE_URL="+site, "PLATFORMS="+runtime.GOOS+"/"+runtime.GOARCH)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("release-cli.sh: %v\n%s", err, out)
 	}
@@ -126,19 +127,22 @@ func sha256Check(t *testing.T, dir, name string) (string, error) {
 }
 
 // testDistribution releases svc for this platform into the replicas'
-// downloads directory (the first replica as the built-in site) and installs
-// it each way a user would: the install script piped from curl, the npm
-// package with Node.js 22, the MCP Bundle; then the tampered cases.
+// downloads directory (the first replica as the built-in site), signed with
+// throwaway keys made for this run, and installs it each way a user would:
+// the install script piped from curl, the npm package with Node.js 22, the
+// MCP Bundle; it checks the signature, the SBOM and the provenance through
+// the /developers/ of a demo serving the release; then the tampered cases.
 func testDistribution(t *testing.T, e *env) {
 	start := time.Now()
 	defer func() { t.Logf("distribution scenario: %.1f s", time.Since(start).Seconds()) }()
 	site := e.replicas[0].URL
-	release(t, e.downloads, site)
+	keys := newReleaseKeys(t)
+	release(t, e.downloads, site, keys)
 	plat := runtime.GOOS + "-" + runtime.GOARCH
 	archive := "svc-cli-" + releaseVersion + "-" + plat + ".tgz"
 	npmPkg := "svc-cli-" + releaseVersion + ".tgz"
 	bundle := "svc-mcp-" + releaseVersion + "-" + plat + ".mcpb"
-	files := []string{"install-svc.sh", "server.json", archive, npmPkg, bundle}
+	files := signedFiles(plat)
 	sort.Strings(files)
 
 	t.Run("Release", func(t *testing.T) {
@@ -150,7 +154,7 @@ func testDistribution(t *testing.T, e *env) {
 		for _, de := range entries {
 			got = append(got, de.Name())
 		}
-		if want := append(slices.Clone(files), "SHA256SUMS"); !cmp.Equal(got, sortedCopy(want)) {
+		if want := append(slices.Clone(files), "SHA256SUMS", "SHA256SUMS.minisig"); !cmp.Equal(got, sortedCopy(want)) {
 			t.Errorf("dist holds %v, want %v", got, sortedCopy(want))
 		}
 		var want strings.Builder
@@ -161,11 +165,24 @@ func testDistribution(t *testing.T, e *env) {
 		if err != nil || string(sums) != want.String() {
 			t.Errorf("SHA256SUMS (%v):\n%s\nwant:\n%s", err, sums, want.String())
 		}
-		// Byte-reproducible: a second run gives the same SHA256SUMS.
+		// The signature verifies with Debian's minisign.
+		if out, err := minisignVerify(t, e.downloads, keys.pub); err != nil || !strings.Contains(out, "svc-cli "+releaseVersion) {
+			t.Errorf("minisign -V: %v\n%s", err, out)
+		}
+		// Byte-reproducible: a second run with the same keys gives the same
+		// SHA256SUMS and signature.
 		again := t.TempDir()
-		release(t, again, site)
+		release(t, again, site, keys)
 		if sums2, _ := os.ReadFile(filepath.Join(again, "SHA256SUMS")); !bytes.Equal(sums, sums2) {
 			t.Errorf("two release runs differ:\n%s\n%s", sums, sums2)
+		}
+		sig, _ := os.ReadFile(filepath.Join(e.downloads, "SHA256SUMS.minisig"))
+		if sig2, err := os.ReadFile(filepath.Join(again, "SHA256SUMS.minisig")); err != nil || len(sig) == 0 || !bytes.Equal(sig, sig2) {
+			t.Errorf("two release runs give different signatures (%v):\n%s\n%s", err, sig, sig2)
+		}
+		// The release names its key where install-svc.sh reads it.
+		if script, _ := os.ReadFile(filepath.Join(e.downloads, "install-svc.sh")); !strings.Contains(string(script), "\nrelease_public_key="+keys.pub+"\n") {
+			t.Errorf("install-svc.sh does not name the release key %s", keys.pub)
 		}
 		exe := "svc"
 		if runtime.GOOS == "windows" {
@@ -200,9 +217,12 @@ func testDistribution(t *testing.T, e *env) {
 			t.Fatalf("/developers/: %d %.300s", resp.StatusCode, body)
 		}
 		served := t.TempDir()
-		for _, f := range files {
-			// As served: the install script names the serving site.
+		for _, f := range append(slices.Clone(files), "SHA256SUMS.minisig") {
+			// As served: the release's own bytes (it is signed).
 			download(t, other, f, served)
+			if data, _ := os.ReadFile(filepath.Join(served, f)); sha256File(t, filepath.Join(served, f)) != sha256File(t, filepath.Join(e.downloads, f)) {
+				t.Errorf("%s from %s differs from the signed release:\n%.300s", f, other, data)
+			}
 			info, _ := os.Stat(filepath.Join(served, f))
 			for _, want := range []string{`href="` + f + `"`, fmt.Sprint(info.Size()), sha256File(t, filepath.Join(served, f))} {
 				if !strings.Contains(page, want) {
@@ -216,6 +236,14 @@ func testDistribution(t *testing.T, e *env) {
 			`grep " ` + npmPkg + `$" SHA256SUMS | sha256sum -c -` + "\nnpm install -g ./" + npmPkg,
 			"go install github.com/adsnap/svc/svc-cli/cmd/svc@v" + releaseVersion,
 			`grep " svc-mcp-` + releaseVersion + `-`,
+			// The new files, each with the command that checks it.
+			"The release public key is <code>" + keys.pub + "</code>",
+			"curl -fsSLO " + other + "/developers/SHA256SUMS\ncurl -fsSLO " + other + "/developers/SHA256SUMS.minisig\nminisign -Vm SHA256SUMS -P " + keys.pub,
+			"<code>svc verify FILE…</code>",
+			`<a href="svc-cli-` + releaseVersion + `-` + plat + `.cdx.json">`,
+			`<code>grep " svc-cli-` + releaseVersion + `-` + plat + `.cdx.json$" SHA256SUMS | sha256sum -c -</code>`,
+			`jq -r '.subject[] | "\(.digest.sha256)  \(.name)"' svc-cli-` + releaseVersion + `.intoto.json | sha256sum -c --ignore-missing -`,
+			"<code>mcpb verify FILE</code>",
 		} {
 			if !strings.Contains(page, want) {
 				t.Errorf("index lacks %q:\n%s", want, page)
@@ -232,8 +260,8 @@ func testDistribution(t *testing.T, e *env) {
 		if out, err := sha256Check(t, dl, archive); err != nil || !strings.Contains(out, archive+": OK") {
 			t.Errorf("per-file sha256sum -c: %v\n%s", err, out)
 		}
-		// The script as served names the site it comes from (the release
-		// was built for the first replica), and SHA256SUMS gives its hash.
+		// The script as served by the second replica is the signed one,
+		// which installs from the site the release was built for (the first).
 		other := e.replicas[1].URL
 		dl = t.TempDir()
 		download(t, other, "install-svc.sh", dl)
@@ -241,17 +269,21 @@ func testDistribution(t *testing.T, e *env) {
 		if out, err := sha256Check(t, dl, "install-svc.sh"); err != nil {
 			t.Errorf("sha256sum -c install-svc.sh from the second replica: %v\n%s", err, out)
 		}
-		if script, _ := os.ReadFile(filepath.Join(dl, "install-svc.sh")); !strings.Contains(string(script), "\ndefault_site="+other+"\n") {
-			t.Errorf("install-svc.sh from %s does not default to it", other)
+		if script, _ := os.ReadFile(filepath.Join(dl, "install-svc.sh")); !strings.Contains(string(script), "\ndefault_site="+site+"\n") {
+			t.Errorf("install-svc.sh from %s does not default to the release's site %s", other, site)
 		}
-		// Piped from curl, from the second replica.
+		// Piped from curl, from the second replica: minisign checks the signature.
 		dir := filepath.Dir(installed)
-		cmd := exec.CommandContext(t.Context(), "sh", "-c", `curl -fsSL "$1/developers/install-svc.sh" | sh -s -- --dir "$2"`, "sh", e.replicas[1].URL, dir)
+		cmd := exec.CommandContext(t.Context(), "sh", "-c", `curl -fsSL "$1/developers/install-svc.sh" | sh -s -- --dir "$2"`, "sh", other, dir)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("curl | sh: %v\n%s", err, out)
 		}
-		for _, want := range []string{"Verified SHA-256 of " + archive, "not a signature", "Installed svc " + releaseVersion + " to " + filepath.Join(dir, "svc")} {
+		for _, want := range []string{
+			"Verified the signature of SHA256SUMS with minisign: signed by the release key " + keys.pub,
+			"Verified SHA-256 of " + archive + " against the signed SHA256SUMS",
+			"Installed svc " + releaseVersion + " to " + filepath.Join(dir, "svc"),
+		} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("install output lacks %q:\n%s", want, out)
 			}
@@ -274,61 +306,56 @@ func testDistribution(t *testing.T, e *env) {
 		}
 	})
 
-	t.Run("Tampered", func(t *testing.T) {
+	// Through the /developers/ of a demo serving the release (svc-api demo
+	// --downloads-dir, the README's way): the signature with minisign, the
+	// installer with minisign, with OpenSSL alone and with neither, and
+	// svc verify.
+	demo := e.startDemo(t, e.downloads)
+	t.Run("Signature", func(t *testing.T) {
 		if _, err := os.Stat(installed); err != nil {
 			t.Fatalf("needs InstallScript: %v", err)
 		}
-		bad := filepath.Join(t.TempDir(), "bad")
-		if err := os.CopyFS(bad, os.DirFS(e.downloads)); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join(bad, archive))
-		if err != nil {
-			t.Fatal(err)
-		}
-		data[len(data)/2] ^= 0x01
-		if err := os.WriteFile(filepath.Join(bad, archive), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		badSite := e.startDownloadsServer(t, bad)
-		// The per-file check refuses it too.
 		dl := t.TempDir()
-		download(t, badSite, archive, dl)
-		download(t, badSite, "SHA256SUMS", dl)
-		if out, err := sha256Check(t, dl, archive); err == nil {
-			t.Errorf("sha256sum -c accepted the tampered archive:\n%s", out)
+		for _, f := range []string{"SHA256SUMS", "SHA256SUMS.minisig", archive, npmPkg, bundle} {
+			download(t, demo, f, dl)
 		}
-		install := func(dir string) string {
-			t.Helper()
-			cmd := exec.CommandContext(t.Context(), "sh", "-c", `curl -fsSL "$1/developers/install-svc.sh" | sh -s -- --dir "$2"`, "sh", badSite, dir)
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("install of a tampered archive succeeded:\n%s", out)
-			}
-			for _, want := range []string{"SHA-256 MISMATCH for " + archive, "nothing was installed"} {
-				if !strings.Contains(string(out), want) {
-					t.Errorf("refusal lacks %q:\n%s", want, out)
-				}
-			}
-			if strings.Contains(string(out), "Verified") || strings.Contains(string(out), "Installed") {
-				t.Errorf("refusal claims success:\n%s", out)
-			}
-			return string(out)
+		if out, err := minisignVerify(t, dl, keys.pub); err != nil || !strings.Contains(out, "Signature and comment signature verified") {
+			t.Errorf("minisign -V of the demo's SHA256SUMS: %v\n%s", err, out)
 		}
-		// Into a new directory: refused, and the directory is not even created.
-		fresh := filepath.Join(t.TempDir(), "fresh", "bin")
-		install(fresh)
-		if _, err := os.Stat(filepath.Dir(fresh)); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("the refused install created %s (%v)", fresh, err)
+		// svc verify of the installed svc trusts the key the release was
+		// signed with (built in); the suite's svc, with the project's key
+		// built in, needs --public-key.
+		out, code := svcVerify(t, installed, dl, archive, npmPkg, bundle)
+		if code != 0 || !strings.Contains(out, "SHA256SUMS: signature OK") || !strings.Contains(out, archive+": OK") || !strings.Contains(out, bundle+": OK") {
+			t.Errorf("installed svc verify: exit %d\n%s", code, out)
 		}
-		// Over the good install: refused, the installed svc untouched.
-		before, _ := os.ReadFile(installed)
-		install(filepath.Dir(installed))
-		if after, err := os.ReadFile(installed); err != nil || !bytes.Equal(before, after) {
-			t.Errorf("the refused install changed %s (%v)", installed, err)
+		e.rec.add("svc verify", out)
+		if out, code := svcVerify(t, e.bin.CLI, dl, "--public-key", keys.pub, archive); code != 0 || !strings.Contains(out, archive+": OK") {
+			t.Errorf("svc verify --public-key: exit %d\n%s", code, out)
 		}
-		if entries, _ := os.ReadDir(filepath.Dir(installed)); len(entries) != 1 {
-			t.Errorf("the refused install left files behind: %v", entries)
+		if out, code := svcVerify(t, e.bin.CLI, dl, archive); code != 8 || !strings.Contains(out, "was made by another key") {
+			t.Errorf("svc verify with the project's key of a throwaway-key release: exit %d, want 8\n%s", code, out)
+		}
+		// OpenSSL alone (no minisign on PATH) checks the signature too.
+		dir := filepath.Join(t.TempDir(), "bin")
+		out, ok := runInstaller(t, demo, pathWithout(t, "minisign"), dir)
+		if !ok || !strings.Contains(out, "Verified the signature of SHA256SUMS with OpenSSL") || !strings.Contains(out, "Installed svc "+releaseVersion) {
+			t.Errorf("install with OpenSSL alone: ok=%v\n%s", ok, out)
+		}
+		// Neither: refused, unless --insecure-skip-signature, which says so.
+		neither := pathWithout(t, "minisign", "openssl")
+		dir = filepath.Join(t.TempDir(), "bin")
+		out, ok = runInstaller(t, demo, neither, dir)
+		if ok || !strings.Contains(out, "neither minisign nor OpenSSL 3 is installed; nothing was installed") {
+			t.Errorf("install with neither tool: ok=%v\n%s", ok, out)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the refused install created %s (%v)", dir, err)
+		}
+		out, ok = runInstaller(t, demo, neither, dir, "--insecure-skip-signature")
+		if !ok || !strings.Contains(out, "WARNING: --insecure-skip-signature: the signature of SHA256SUMS is NOT checked") ||
+			!strings.Contains(out, "not a signature") || !strings.Contains(out, "Installed svc "+releaseVersion) {
+			t.Errorf("install with --insecure-skip-signature: ok=%v\n%s", ok, out)
 		}
 		// Plain http to a host that is not loopback is refused outright.
 		cmd := exec.CommandContext(t.Context(), "sh", filepath.Join(e.downloads, "install-svc.sh"), "--dir", t.TempDir(), "http://adsnap.example")
@@ -336,6 +363,16 @@ func testDistribution(t *testing.T, e *env) {
 			t.Errorf("install over plain http: %v\n%s", err, out)
 		}
 	})
+
+	t.Run("Tampered", func(t *testing.T) {
+		if _, err := os.Stat(installed); err != nil {
+			t.Fatalf("needs InstallScript: %v", err)
+		}
+		testTamperedRelease(t, e, keys, installed)
+	})
+
+	t.Run("SBOM", func(t *testing.T) { testSBOM(t, e, demo) })
+	t.Run("Provenance", func(t *testing.T) { testProvenance(t, e, demo) })
 
 	nodeBin, mcpbCmd := distTools(t)
 
@@ -511,6 +548,7 @@ func testDistribution(t *testing.T, e *env) {
 			cmd.Env = append(os.Environ(), "SVC_API_KEY="+e.keys["alpha_aci"], "SVC_SITE_URL="+e.replicas[1].URL)
 			mcpSession(t, e, cmd)
 		}
+		testBundleSignatures(t, e, keys, mcpbCmd, nodeBin)
 	})
 
 	t.Run("ServerJSON", func(t *testing.T) {
@@ -611,30 +649,6 @@ func mcpSession(t *testing.T, e *env, cmd *exec.Cmd) {
 	if diff := cmp.Diff(e.fix.ExpectedAccounts(harness.OrgAlpha), tableRows(t, sc)); diff != "" {
 		t.Errorf("svc_accounts structuredContent differs from the document (-want +got):\n%s", diff)
 	}
-}
-
-// startDownloadsServer serves dir at /developers/ from one more svc-api on
-// the suite's database, with in-process limits; it stops when the test ends.
-func (e *env) startDownloadsServer(t *testing.T, dir string) string {
-	t.Helper()
-	port, err := harness.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := harness.StartServer(e.bin.API, port, []string{
-		"SVC_DATABASE_URL=" + e.dbURL, "SVC_REDIS_URL=", "SVC_DOWNLOADS_DIR=" + dir,
-		fmt.Sprintf("SVC_LISTEN_ADDR=127.0.0.1:%d", port), fmt.Sprintf("SVC_SITE_URL=http://127.0.0.1:%d", port),
-	}, "serve")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.rec.logs(s.Logs)
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s.URL
 }
 
 // waitChild returns the pid of the process whose parent is pid and whose

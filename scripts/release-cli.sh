@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything served from {site_url}/developers/ for one svc release,
-# byte-reproducibly (two runs on the same commit give the same SHA256SUMS):
+# byte-reproducibly (two runs on the same commit with the same keys give the
+# same SHA256SUMS and SHA256SUMS.minisig):
 #
 #   scripts/release-cli.sh [VERSION]
 #
@@ -11,19 +12,37 @@
 #   DIST_DIR   output directory (default dist/ at the repository root); the
 #              files this script writes there are replaced
 #   COMMIT     commit stamped into svc (default: git rev-parse --short HEAD)
-#   SOURCE_DATE_EPOCH  time of every archive entry and the stamped build date
-#              (default: the commit time)
+#   SOURCE_DATE_EPOCH  time of every archive entry, of the bundles' signing
+#              time and the stamped build date (default: the commit time)
 #   PLATFORMS  os/arch list to build (default: all six below; tests build fewer)
+# The keys, each kept outside the repository (RELEASING.md, "Keys"):
+#   SVC_RELEASE_KEY_FILE  the release key: a minisign secret key file
+#   SVC_RELEASE_KEY       or its text (for a CI secret)
+#   SVC_RELEASE_KEY_PASSWORD  its password, if it is encrypted
+#   SVC_MCPB_CERT, SVC_MCPB_KEY  the code-signing certificate (PEM, its
+#              chain after it) and its private key (PEM, RSA) for `mcpb sign`
+#   THROWAWAY_KEYS=1  for a demo or a test: sign with a minisign key and a
+#              self-signed certificate made for this run and deleted after it
 #
 # Output in $DIST_DIR, for linux, darwin and windows on amd64 and arm64:
 #   svc-cli-<v>-<os>-<arch>.tgz  svc (svc.exe on Windows), LICENSE, README.md
+#   svc-cli-<v>-<os>-<arch>.cdx.json  CycloneDX SBOM of that svc binary (every
+#                                linked module with version and hash, from
+#                                its build information: cyclonedx-gomod bin)
 #   svc-cli-<v>.tgz              the npm package (bin svc, Node >= 22, no
 #                                dependencies, no install scripts): a launcher
 #                                running the bundled binary of the platform
-#   svc-mcp-<v>-<os>-<arch>.mcpb MCP Bundle: manifest.json, server/svc, LICENSE
+#   svc-mcp-<v>-<os>-<arch>.mcpb MCP Bundle: manifest.json, server/svc, LICENSE,
+#                                signed with `mcpb sign`
 #   server.json                  the MCP server in the MCP registry's format
 #   install-svc.sh               the installer, with SITE_URL as its default
+#                                site and the release public key
+#   svc-cli-<v>.intoto.json      in-toto statement, SLSA provenance v1: the
+#                                commit, versions.yaml, Go version, commands,
+#                                every module built in, every file above
 #   SHA256SUMS                   sha256sum format, one line per file above
+#   SHA256SUMS.minisig           minisign signature of SHA256SUMS by the
+#                                release key
 #
 # Every binary is built with CGO_ENABLED=0 and -trimpath by build_svc below,
 # the only place that chooses the sources: the released module versions.
@@ -58,13 +77,72 @@ dist=${DIST_DIR:-$root/dist}
 commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
-pkg=github.com/adsnap/svc/svc-cli/internal/build
-# No -X of the version: svc reads it from the module's build information.
-ldflags="-s -w -X $pkg.commit=$commit -X $pkg.date=$date -X $pkg.siteURL=$site"
 platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+
+# The release tools (internal/tools, pinned by its go.mod): releasetool signs
+# and writes the provenance; cyclonedx-gomod writes the SBOMs.
+(cd "$root/internal/tools" && GOWORK=off go build -trimpath -o "$work/tools/" ./cmd/releasetool github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod)
+releasetool() { "$work/tools/releasetool" "$@"; }
+
+# outside_repo NAME PATH refuses a key file inside the repository, where a
+# commit or a copy of the tree could take it along.
+outside_repo() {
+  local real
+  [ -f "$2" ] || { echo "release-cli: $1: no file $2" >&2; exit 2; }
+  real=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")
+  case $real in
+  "$(cd "$root" && pwd -P)"/*) echo "release-cli: $1 ($2) is inside the repository: keep keys outside it (RELEASING.md, Keys)" >&2; exit 2 ;;
+  esac
+}
+
+# The keys: throwaway ones for a demo or a test, else the operator's.
+if [ "${THROWAWAY_KEYS:-}" = 1 ]; then
+  releasetool throwaway "$work/keys" >/dev/null
+  export SVC_RELEASE_KEY_FILE=$work/keys/minisign.key SVC_MCPB_CERT=$work/keys/mcpb-cert.pem SVC_MCPB_KEY=$work/keys/mcpb-key.pem
+  unset SVC_RELEASE_KEY SVC_RELEASE_KEY_PASSWORD
+  echo "release-cli: THROWAWAY_KEYS=1: signing with a key and a self-signed certificate made for this run (deleted after it): for a demo or a test, never for users"
+else
+  if [ -z "${SVC_RELEASE_KEY_FILE:-}${SVC_RELEASE_KEY:-}" ]; then
+    echo "release-cli: no release key: set SVC_RELEASE_KEY_FILE to the minisign secret key (kept outside the repository; RELEASING.md, Keys), or THROWAWAY_KEYS=1 for a demo or a test" >&2
+    exit 2
+  fi
+  [ -z "${SVC_RELEASE_KEY_FILE:-}" ] || outside_repo SVC_RELEASE_KEY_FILE "$SVC_RELEASE_KEY_FILE"
+  if [ -z "${SVC_MCPB_CERT:-}" ] || [ -z "${SVC_MCPB_KEY:-}" ]; then
+    echo "release-cli: set SVC_MCPB_CERT and SVC_MCPB_KEY: the certificate and key that sign the MCP Bundles (mcpb sign; RELEASING.md, Keys)" >&2
+    exit 2
+  fi
+  outside_repo SVC_MCPB_KEY "$SVC_MCPB_KEY"
+  [ -f "$SVC_MCPB_CERT" ] || { echo "release-cli: SVC_MCPB_CERT: no file $SVC_MCPB_CERT" >&2; exit 2; }
+fi
+pubkey=$(releasetool pubkey)
+project_key=$(sed -n 's/^release_public_key=//p' scripts/install-svc.sh)
+if [ "$pubkey" != "$project_key" ]; then
+  echo "release-cli: note: signing with the key $pubkey, not the project's release key $project_key (README.md): install-svc.sh and svc of this release trust the former only"
+fi
+
+pkg=github.com/adsnap/svc/svc-cli/internal/build
+# No -X of the version: svc reads it from the module's build information.
+# The release key is stamped so that `svc verify` of this svc trusts the key
+# that signed the release (the project's key, unless THROWAWAY_KEYS=1).
+ldflags="-s -w -X $pkg.commit=$commit -X $pkg.date=$date -X $pkg.siteURL=$site -X $pkg.releaseKey=$pubkey"
+
+# mcpb sign, from scripts/mcpb-sign (Node.js 22 and @anthropic-ai/mcpb,
+# pinned by its package-lock.json), with the process clock at
+# SOURCE_DATE_EPOCH (clock.mjs) so that the signed bundles are reproducible.
+mcpbdir=$root/scripts/mcpb-sign
+if [ ! -x "$mcpbdir/node_modules/node/bin/node" ] || [ ! -f "$mcpbdir/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "release-cli: npm is needed once to install the pinned mcpb and Node.js 22 in scripts/mcpb-sign (apt-get install npm)" >&2; exit 1; }
+  (cd "$mcpbdir" && npm ci --no-audit --no-fund --loglevel=error) >/dev/null
+fi
+mcpb_sign() {
+  "$mcpbdir/node_modules/node/bin/node" --import "$mcpbdir/clock.mjs" "$mcpbdir/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js" \
+    sign "$1" --cert "$SVC_MCPB_CERT" --key "$SVC_MCPB_KEY" >"$work/mcpb-sign.log" 2>&1 ||
+    { cat "$work/mcpb-sign.log" >&2; echo "release-cli: mcpb sign $1 failed" >&2; exit 1; }
+  grep -q '^Successfully signed' "$work/mcpb-sign.log" || { cat "$work/mcpb-sign.log" >&2; exit 1; }
+}
 
 # build_svc OS ARCH OUT builds svc for one platform into OUT from the
 # released module versions: GOWORK=off, `go install
@@ -100,7 +178,8 @@ GOWORK=off go build -trimpath -o "$work/pack" "$root/scripts/pack/main.go"
 pack() { "$work/pack" "$@"; }
 
 mkdir -p "$dist"
-rm -f "$dist"/svc-cli-*.tgz "$dist"/svc-mcp-*.mcpb "$dist/server.json" "$dist/install-svc.sh" "$dist/SHA256SUMS"
+rm -f "$dist"/svc-cli-*.tgz "$dist"/svc-cli-*.cdx.json "$dist"/svc-cli-*.intoto.json "$dist"/svc-mcp-*.mcpb "$dist/server.json" \
+  "$dist/install-svc.sh" "$dist/SHA256SUMS" "$dist/SHA256SUMS.minisig"
 
 npm=$work/npm
 mkdir -p "$npm/bin" "$npm/platforms"
@@ -123,6 +202,15 @@ for platform in $platforms; do
   install -m 0644 svc-cli/README.md "$stage/README.md"
   pack tgz "$dist/svc-cli-$version-$os-$arch.tgz" "$stage"
 
+  # Its SBOM, from the binary's build information (the same binary is in the
+  # npm package and the bundle): every module with its version and go.sum
+  # hash, the standard library with the Go version. No serial number or
+  # time, so that the file is reproducible.
+  "$work/tools/cyclonedx-gomod" bin -json -std -noserial -notimestamp -version "v$version" \
+    -output "$dist/svc-cli-$version-$os-$arch.cdx.json" "$bin/$exe" 2>"$work/sbom.log" ||
+    { cat "$work/sbom.log" >&2; exit 1; }
+  chmod 0644 "$dist/svc-cli-$version-$os-$arch.cdx.json"
+
   # The npm package's copy.
   mkdir -p "$npm/platforms/$os-$arch"
   cp "$bin/$exe" "$npm/platforms/$os-$arch/$exe"
@@ -137,6 +225,7 @@ for platform in $platforms; do
   sed -e "s|@VERSION@|$version|g" -e "s|@SITE_URL@|$site|g" -e "s|@EXE@|$exe|g" -e "s|@PLATFORM@|$node_os|g" \
     svc-cli/mcpb/manifest.json > "$mcpb/manifest.json"
   pack zip "$dist/svc-mcp-$version-$os-$arch.mcpb" "$mcpb"
+  mcpb_sign "$dist/svc-mcp-$version-$os-$arch.mcpb"
 done
 
 # The npm package, packed like `npm pack` (everything under package/), but
@@ -149,9 +238,10 @@ install -m 0644 svc-cli/README.md "$npm/README.md"
 chmod 0644 "$npm/package.json"
 pack tgz "$dist/svc-cli-$version.tgz" "$npm" package/
 
-# The install script, with this site as its default.
-sed -e "s|^default_site=.*|default_site=$site|" scripts/install-svc.sh > "$dist/install-svc.sh"
+# The install script, with this site as its default and the release key.
+sed -e "s|^default_site=.*|default_site=$site|" -e "s|^release_public_key=.*|release_public_key=$pubkey|" scripts/install-svc.sh > "$dist/install-svc.sh"
 grep -qx "default_site=$site" "$dist/install-svc.sh" || { echo "release-cli: scripts/install-svc.sh has no default_site= line" >&2; exit 1; }
+grep -qx "release_public_key=$pubkey" "$dist/install-svc.sh" || { echo "release-cli: scripts/install-svc.sh has no release_public_key= line" >&2; exit 1; }
 chmod 0644 "$dist/install-svc.sh"
 
 sha256() {
@@ -191,8 +281,23 @@ namespace=$(printf '%s\n' "${host%:*}" | awk -F. '{ for (i = NF; i > 0; i--) pri
 } > "$dist/server.json"
 
 cd "$dist"
-files=$(LC_ALL=C ls svc-cli-"$version"-*.tgz svc-cli-"$version".tgz svc-mcp-"$version"-*.mcpb server.json install-svc.sh | LC_ALL=C sort)
+# The provenance of the release: every file above by name and SHA-256.
+artifacts=$(LC_ALL=C ls svc-cli-"$version"-*.tgz svc-cli-"$version"-*.cdx.json svc-cli-"$version".tgz svc-mcp-"$version"-*.mcpb server.json install-svc.sh | LC_ALL=C sort)
+full_commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo 0000000000000000000000000000000000000000)
+clean=true
+[ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] || clean=false
+# shellcheck disable=SC2086 # word splitting of the file and binary lists
+releasetool provenance -out "svc-cli-$version.intoto.json" -version "$version" -commit "$full_commit" \
+  -versions "$root/versions.yaml" -site "$site" -platforms "$platforms" -source-date-epoch "$SOURCE_DATE_EPOCH" -clean="$clean" \
+  -build-command "SITE_URL=$site PLATFORMS='$platforms' scripts/release-cli.sh $version (make release-cli)" \
+  -go-install "GOWORK=off CGO_ENABLED=0 GOOS=<os> GOARCH=<arch> go install -trimpath -ldflags '$ldflags' github.com/adsnap/svc/svc-cli/cmd/svc@v$version" \
+  $(for b in "$work"/bin/*/*; do printf -- '-binary %s ' "$b"; done) $artifacts
+
+files=$(printf '%s\n' $artifacts "svc-cli-$version.intoto.json" | LC_ALL=C sort)
 for f in $files; do
   printf '%s  %s\n' "$(sha256 "$f")" "$f"
 done > SHA256SUMS
-echo "wrote $(wc -l < SHA256SUMS | tr -d ' ') files and SHA256SUMS to $dist (site $site)"
+# The signature: deterministic (Ed25519), with a trusted comment that names
+# the release; minisign -V prints it.
+releasetool sign -trusted-comment "$(printf 'timestamp:%s\tfile:SHA256SUMS\thashed\tsvc-cli %s (commit %s)' "$SOURCE_DATE_EPOCH" "$version" "$commit")" SHA256SUMS
+echo "wrote $(wc -l < SHA256SUMS | tr -d ' ') files, SHA256SUMS and SHA256SUMS.minisig to $dist (site $site, key $pubkey)"

@@ -6,7 +6,9 @@
 # needed), and HAProxy and redis-tools
 # (redis-cli --cluster) for the scale group (e2e/scale_test.go), which also
 # runs PostgreSQL's own server programs (initdb, pg_ctl, pg_basebackup from
-# the postgresql package services.sh relies on). Does nothing when they are
+# the postgresql package services.sh relies on), and Debian's minisign and
+# openssl, with which the distribution scenario (e2e/distribution_test.go)
+# checks the release signature as a user would. Does nothing when they are
 # installed. Runs `apt-get update` only when the package lists do not know
 # a package it needs.
 set -euo pipefail
@@ -17,6 +19,8 @@ command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
 command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
+command -v minisign >/dev/null 2>&1 || need+=(minisign)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
@@ -35,10 +39,10 @@ if [ "$known" = 0 ]; then
   echo "test-deps.sh: apt-get update" >&2
   "${sudo[@]}" apt-get update -qq
 fi
-echo "test-deps.sh: installing ${need[*]} (browser test, scale group)" >&2
+echo "test-deps.sh: installing ${need[*]} (browser test, scale group, release signature)" >&2
 if ! "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; then
   # Stale package lists name files the mirror no longer has: refresh once.
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-command -v chromium >/dev/null 2>&1 && command -v haproxy >/dev/null 2>&1
+command -v chromium >/dev/null 2>&1 && command -v haproxy >/dev/null 2>&1 && command -v minisign >/dev/null 2>&1

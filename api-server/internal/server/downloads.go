@@ -123,7 +123,7 @@ func readScript(root *os.Root, site string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !servableSite.MatchString(site) {
+	if !servableSite.MatchString(site) || signedRelease(root) {
 		return data, nil
 	}
 	first := true
@@ -170,6 +170,7 @@ type indexData struct {
 	Archives []download
 	Bundles  []download
 	Script   bool // install-svc.sh is present
+	Verify   verifyData
 }
 
 // platformSuffix matches the per-platform file names of a release.
@@ -261,25 +262,26 @@ var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
 <body><h1>Downloads{{if .Version}}: svc {{.Version}}{{end}}</h1>
 <p><code>svc</code> is the command-line client and local MCP server (<code>svc mcp</code>) of this service.
 Check every download against <a href="SHA256SUMS">SHA256SUMS</a> before installing it, as below.
-The SHA-256 check is an integrity check (it catches a corrupted or altered download), not a signature:
-it proves the file matches the list served by this same site.
-On macOS, use <code>shasum -a 256 -c -</code> where the lines say <code>sha256sum -c -</code>.</p>
+{{if .Verify.Signed}}Check the signature of <code>SHA256SUMS</code> first (<a href="#verify">Verify the release</a>): the SHA-256 alone proves only that a file matches the list served by this same site.
+{{else}}The SHA-256 check is an integrity check (it catches a corrupted or altered download), not a signature:
+it proves the file matches the list served by this same site.{{end}}
+On macOS, use <code>shasum -a 256 -c -</code> where the lines say <code>sha256sum -c -</code>.</p>{{template "verify" .}}
 {{- $site := .Site}}{{$v := .Version}}
 {{- if .Script}}
 <h2 id="script">Install script (Linux, macOS)</h2>
-<p>The script picks your platform, downloads the archive and <code>SHA256SUMS</code>, checks the archive's SHA-256 and installs nothing on a mismatch:</p>
-<pre><code>curl -fsSL {{$site}}/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"</code></pre>
+<p>The script picks your platform, downloads the archive and <code>SHA256SUMS</code>, {{if .Verify.Signed}}checks the signature of <code>SHA256SUMS</code> and {{end}}checks the archive's SHA-256, and installs nothing when a check fails:</p>
+<pre><code>curl -fsSL {{$site}}/developers/install-svc.sh | sh -s -- --dir "$HOME/.local/bin"{{if .Verify.Signed}} {{$site}}{{end}}</code></pre>
 <p>To check the script itself first:</p>
 <pre><code>curl -fsSLO {{$site}}/developers/install-svc.sh
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " install-svc.sh$" SHA256SUMS | sha256sum -c -
-sh install-svc.sh --dir "$HOME/.local/bin"{{if $v}} --version {{$v}}{{end}}</code></pre>
+sh install-svc.sh --dir "$HOME/.local/bin"{{if $v}} --version {{$v}}{{end}}{{if .Verify.Signed}} {{$site}}{{end}}</code></pre>
 {{- end}}
 {{- if .NPM}}
 <h2 id="npm">npm package (Node.js 22 or newer)</h2>
 <p>One package with the binaries of every platform and a small launcher; no dependencies, no install scripts.</p>
 <pre><code>curl -fsSLO {{$site}}/developers/{{.NPM}}
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " {{.NPM}}$" SHA256SUMS | sha256sum -c -
 npm install -g ./{{.NPM}}</code></pre>
 {{- end}}
@@ -294,7 +296,7 @@ export SVC_SITE_URL={{$site}}</code></pre>
 <p>Each holds <code>svc</code> (<code>svc.exe</code> on Windows), <code>LICENSE</code> and <code>README.md</code>. For example:</p>
 {{- with index .Archives 0}}
 <pre><code>curl -fsSLO {{$site}}/developers/{{.Name}}
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " {{.Name}}$" SHA256SUMS | sha256sum -c -
 tar -xzf {{.Name}} svc</code></pre>
 {{- end}}
@@ -304,7 +306,7 @@ tar -xzf {{.Name}} svc</code></pre>
 <p>A <code>.mcpb</code> file runs <code>svc mcp</code> in a desktop host such as Claude Desktop; the host asks for your developer key (stored as a sensitive setting) and the site URL. Download the bundle of your platform, check it, then open it with the host (double-click it, or Settings → Extensions → Install Extension):</p>
 {{- with index .Bundles 0}}
 <pre><code>curl -fsSLO {{$site}}/developers/{{.Name}}
-curl -fsSLO {{$site}}/developers/SHA256SUMS
+curl -fsSLO {{$site}}/developers/SHA256SUMS{{template "sigcheck" $}}
 grep " {{.Name}}$" SHA256SUMS | sha256sum -c -</code></pre>
 {{- end}}
 <p>Other hosts: see "Use with an MCP host" in the README inside each archive. <a href="server.json">server.json</a> describes the server in the MCP registry's format.</p>
@@ -335,7 +337,9 @@ func (s *Server) downloadsIndex(c *gin.Context) {
 	c.Header("Content-Security-Policy", "default-src 'none'")
 	c.Status(http.StatusOK)
 	c.Header("Content-Type", "text/html; charset=utf-8")
-	_ = indexPage.Execute(c.Writer, newIndexData(site, files))
+	d := newIndexData(site, files)
+	d.Verify = s.newVerifyData(files, d.Version)
+	_ = indexPage.Execute(c.Writer, d)
 }
 
 func (s *Server) downloadFile(c *gin.Context) {

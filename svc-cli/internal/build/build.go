@@ -1,5 +1,6 @@
 // Package build holds what is stamped into the svc binary at build time: the
-// version, the commit, the build date and the built-in site URL.
+// version, the commit, the build date, the built-in site URL and the release
+// public key that `svc verify` trusts.
 //
 // The version is the svc-cli module's version recorded by the go command
 // (debug.ReadBuildInfo), so `go install
@@ -17,6 +18,11 @@ import (
 // SVC_SITE_URL names another one.
 const DefaultSiteURL = "https://adsnap.example"
 
+// DefaultReleaseKey is the project's release public key (minisign format,
+// Ed25519): the key that signs SHA256SUMS of every release, also published
+// in the repository's README and RELEASING.md.
+const DefaultReleaseKey = "RWQTppskfUqHyVqiJZ6PxIPR2+WC1S8pmchD45QeGBEM0qCGXGP+kgRq"
+
 // Set at build time, for example:
 //
 //	go build -ldflags "-X github.com/adsnap/svc/svc-cli/internal/build.version=1.0.0 \
@@ -26,6 +32,9 @@ var (
 	commit  = "unknown"
 	date    = "unknown"
 	siteURL = DefaultSiteURL
+	// releaseKey: scripts/release-cli.sh stamps the key that signed the
+	// release (the project's key, or a throwaway one in tests and demos).
+	releaseKey = DefaultReleaseKey
 )
 
 // modulePath is the module whose version Version reports.
@@ -78,4 +87,13 @@ func SiteURL() string {
 		return DefaultSiteURL
 	}
 	return siteURL
+}
+
+// ReleaseKey returns the release public key built in: the key `svc verify`
+// checks SHA256SUMS.minisig against.
+func ReleaseKey() string {
+	if releaseKey == "" {
+		return DefaultReleaseKey
+	}
+	return releaseKey
 }

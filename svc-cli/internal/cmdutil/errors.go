@@ -59,6 +59,22 @@ func ExactOneOf(valid ...string) cobra.PositionalArgs {
 	}
 }
 
+// VerifyError says that a download failed `svc verify`: a missing or bad
+// signature, a signature by another key, or a checksum that does not match.
+// It exits with ExitInvalid.
+type VerifyError struct{ err error }
+
+// VerifyErrorf returns a *VerifyError with a formatted message.
+func VerifyErrorf(format string, args ...any) error {
+	return &VerifyError{err: fmt.Errorf(format, args...)}
+}
+
+// Error returns the message.
+func (e *VerifyError) Error() string { return e.err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *VerifyError) Unwrap() error { return e.err }
+
 // KeyErrorf returns a *KeyError with a formatted message, which must never
 // contain the key.
 func KeyErrorf(format string, args ...any) error {

@@ -45,6 +45,9 @@ const (
 	// read every row (svc.ErrIncomplete): the offset limit stops it and no
 	// narrower request reaches the rest. The rows read are printed.
 	ExitIncomplete ExitCode = 7
+	// ExitInvalid: `svc verify` found a signature or a checksum that does
+	// not match, or none (a *VerifyError): do not use the files.
+	ExitInvalid ExitCode = 8
 )
 
 // ExitCodesHelp describes the exit codes for help texts.
@@ -58,7 +61,9 @@ const ExitCodesHelp = `Exit codes:
   6  service unavailable (503), network or TLS failure, or time-out
   7  incomplete: --all or --summary could not read every row (more than
      10,100 rows of one account on one day, or of one listing no filter
-     splits); the rows read are printed, a summary is not`
+     splits); the rows read are printed, a summary is not
+  8  svc verify: a signature or a checksum does not match; do not use the
+     files`
 
 // ExitFor maps an error returned by a command to the exit code and the
 // one-line message (without the "svc: " prefix) to print on standard error.
@@ -73,6 +78,7 @@ func ExitFor(err error) (ExitCode, string) {
 		apiErr   *svc.APIError
 		netErr   net.Error
 		stdinErr *KeyError
+		verErr   *VerifyError
 	)
 	var partial *PartialError
 	if errors.As(err, &partial) && partial.Rows > 0 {
@@ -82,6 +88,8 @@ func ExitFor(err error) (ExitCode, string) {
 	switch {
 	case errors.Is(err, svc.ErrIncomplete):
 		return ExitIncomplete, "incomplete: " + strings.ReplaceAll(trim(err), "svc: ", "")
+	case errors.As(err, &verErr):
+		return ExitInvalid, verErr.Error()
 	case errors.As(err, &flagErr):
 		return ExitUsage, flagErr.Error()
 	case errors.As(err, &valErr):

@@ -34,6 +34,7 @@ func TestExitFor(t *testing.T) {
 		{"malformed key", svc.ValidateAPIKey("svc_live_x"), ExitAuth,
 			"the API key is malformed, so no request was made: the key must be 52 characters long, not 10"},
 		{"key error", KeyErrorf("no key here"), ExitAuth, "no key here"},
+		{"verify", fmt.Errorf("wrapped: %w", VerifyErrorf("x.tgz: SHA-256 mismatch")), ExitInvalid, "x.tgz: SHA-256 mismatch"},
 		{"401", api(http.StatusUnauthorized, "bad key"), ExitAuth,
 			"the API key was refused (401 Unauthorized: bad key): it is unknown, revoked or expired; create a key in the settings UI (Developer keys)"},
 		{"403", api(http.StatusForbidden, "scope"), ExitAuth,

@@ -13,6 +13,7 @@ import (
 	"github.com/adsnap/svc/svc-cli/internal/cmd/completion"
 	"github.com/adsnap/svc/svc-cli/internal/cmd/insights"
 	"github.com/adsnap/svc/svc-cli/internal/cmd/mcp"
+	"github.com/adsnap/svc/svc-cli/internal/cmd/verify"
 	"github.com/adsnap/svc/svc-cli/internal/cmd/version"
 	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
 )
@@ -83,6 +84,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		campaigns.NewCmdCampaigns(f, nil),
 		insights.NewCmdInsights(f, nil),
 		mcp.NewCmdMCP(f, nil),
+		verify.NewCmdVerify(f, nil),
 		version.NewCmdVersion(f),
 		completion.NewCmdCompletion(f),
 	)
