@@ -3,6 +3,7 @@ module github.com/adsnap/svc/svc-cli
 go 1.26.0
 
 require (
+	aead.dev/minisign v0.3.0
 	github.com/adsnap/svc/sdk-go v1.0.0
 	github.com/adsnap/svc/svc-mcp v1.0.0
 	github.com/google/go-cmp v0.7.0
@@ -24,6 +25,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
