@@ -3,7 +3,6 @@ package keys_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/jackc/pgx/v5"
 )
 
 func TestLookup(t *testing.T) {
@@ -174,21 +174,18 @@ func TestLastUsedIsThrottled(t *testing.T) {
 	})
 }
 
-// pending reads a Known key's state through pgx as the api-server does
-// (StateSQL, or EpochSQL when its state is remembered; there a CTE or a
-// column of the page's statement), and returns what it says: Principal,
-// or Resolve when the epoch has moved.
+// pending confirms a Known key as the api-server does (pending.go): its
+// epoch read in a pgx batch (there with the page's statement), then
+// Principal, or Resolve when the epoch has moved.
 func pending(t *testing.T, b dbtest.Backend, auth *keys.Authenticator, key string) (*keys.Pending, *keys.Principal, error) {
 	t.Helper()
 	pd, ok := auth.Known(key)
 	if !ok {
 		t.Fatal("key not known")
 	}
-	q, arg := fmt.Sprintf(keys.StateSQL, 1), pd.Arg()
-	if pd.Cached() {
-		q, arg = fmt.Sprintf(keys.EpochSQL, 1), pd.OrganizationID
-	}
-	if err := pd.Scan(b.Handle.Pool.QueryRow(t.Context(), q, arg)); err != nil {
+	batch := &pgx.Batch{}
+	pd.Queue(batch)
+	if err := b.Handle.Pool.SendBatch(t.Context(), batch).Close(); err != nil {
 		t.Fatal(err)
 	}
 	if pd.Stale() {
@@ -229,7 +226,7 @@ func TestKnownNeverAnswersAlone(t *testing.T) {
 		!pd.Scopes.Has(apikey.ScopeAccountsRead) || p.Authorize(apikey.ScopeAccountsRead) != nil {
 		t.Fatalf("pending = %+v, %+v, %v", pd, p, err)
 	}
-	if pd, ok := auth.Known(k.Key); !ok || !pd.Cached() {
+	if _, ok := auth.Known(k.Key); !ok {
 		t.Fatal("the key's state, read with its epoch, is not remembered")
 	}
 

@@ -75,12 +75,6 @@ type ReplicaStatus struct {
 // not change (a change is logged at once).
 const lagLogEvery = time.Minute
 
-// lagQuery measures how far a replica is behind: 0 when it has replayed
-// everything it received, else the age of the last transaction it replayed.
-const lagQuery = `SELECT pg_is_in_recovery(),
-	CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-	     ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END`
-
 // NewRouted returns a store that reads snapshots from opt.URLs when they
 // are healthy and from primary otherwise, and starts checking the replicas
 // (Close stops it). A replica that does not answer at start is not an
@@ -151,7 +145,7 @@ func (r *Routed) check(ctx context.Context, rp *replica) {
 	if rp.db != nil {
 		var inRecovery bool
 		var secs float64
-		if err := rp.db.Bun.QueryRowContext(ctx, lagQuery).Scan(&inRecovery, &secs); err != nil {
+		if err := rp.db.Bun.QueryRowContext(ctx, qReplicaLag.pg).Scan(&inRecovery, &secs); err != nil {
 			why = "unreachable"
 		} else {
 			lag = time.Duration(secs * float64(time.Second))
@@ -213,10 +207,10 @@ func (r *Routed) pick() (*replica, *Store) {
 // none or the replica's read fails for any reason but the caller's context.
 // pre (the key lookup) always runs on the primary: alone before the read
 // when the read goes to a replica, in the read's round trip otherwise.
-func routed[T any](ctx context.Context, r *Routed, orgID string, pre Prelude, read func(*Store, Prelude) (Meta, T, error)) (Meta, T, error) {
+func routed[T any](ctx context.Context, r *Routed, pre Prelude, read func(*Store, Prelude) (Meta, T, error)) (Meta, T, error) {
 	if rp, st := r.pick(); st != nil {
 		if pre != nil {
-			if err := r.primary.RunPrelude(ctx, orgID, pre); err != nil {
+			if err := r.primary.runPrelude(ctx, pre); err != nil {
 				var zero T
 				return Meta{}, zero, err
 			}
@@ -233,17 +227,17 @@ func routed[T any](ctx context.Context, r *Routed, orgID string, pre Prelude, re
 
 // AccountsPage reads on a replica when one is healthy.
 func (r *Routed) AccountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
-	return routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p, pre) })
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p, pre) })
 }
 
 // CampaignsPage reads on a replica when one is healthy.
 func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
-	return routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p, pre) })
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p, pre) })
 }
 
 // InsightsPage reads on a replica when one is healthy.
 func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
-	return routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p, pre) })
+	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p, pre) })
 }
 
 // Ping reports whether the primary answers: replicas are optional, reads
