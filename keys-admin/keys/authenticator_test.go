@@ -12,7 +12,6 @@ import (
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 	"github.com/adsnap/svc/keys-admin/keys"
-	"github.com/jackc/pgx/v5"
 )
 
 func TestLookup(t *testing.T) {
@@ -174,8 +173,27 @@ func TestLastUsedIsThrottled(t *testing.T) {
 	})
 }
 
+// contractEpoch reads an organization's key-state epoch as pending.go's
+// contract tells a caller to: the documented scalar subquery, a column of
+// the caller's own statement (here with a column of its own beside it).
+func contractEpoch(t *testing.T, b dbtest.Backend, org string) (int64, bool) {
+	t.Helper()
+	var (
+		e   *int64
+		one int
+	)
+	q := `SELECT 1, (SELECT epoch FROM key_state_epochs WHERE organization_id = $1)`
+	if err := b.Handle.Pool.QueryRow(t.Context(), q, org).Scan(&one, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e == nil {
+		return 0, false
+	}
+	return *e, true
+}
+
 // pending confirms a Known key as the api-server does (pending.go): its
-// epoch read in a pgx batch (there with the page's statement), then
+// epoch read as the contract says (there in the page's statement), then
 // Principal, or Resolve when the epoch has moved.
 func pending(t *testing.T, b dbtest.Backend, auth *keys.Authenticator, key string) (*keys.Pending, *keys.Principal, error) {
 	t.Helper()
@@ -183,11 +201,7 @@ func pending(t *testing.T, b dbtest.Backend, auth *keys.Authenticator, key strin
 	if !ok {
 		t.Fatal("key not known")
 	}
-	batch := &pgx.Batch{}
-	pd.Queue(batch)
-	if err := b.Handle.Pool.SendBatch(t.Context(), batch).Close(); err != nil {
-		t.Fatal(err)
-	}
+	pd.SetEpoch(contractEpoch(t, b, pd.OrganizationID))
 	if pd.Stale() {
 		p, err := pd.Resolve(t.Context())
 		return pd, p, err

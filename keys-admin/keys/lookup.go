@@ -216,29 +216,6 @@ FROM developer_keys AS k
 LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id
 WHERE k.key_hash = $1`
 
-// CheckLookup reports whether db holds what Lookup and a Pending read
-// (keys-admin's migrations, the key-state epochs included): on PostgreSQL
-// it prepares their statements, on SQLite it does nothing. A missing table
-// or column is an error that database.SchemaMissing recognizes. The
-// api-server's store calls it at start, so that such a database fails
-// there rather than on every request.
-func CheckLookup(ctx context.Context, db *database.DB) error {
-	if db.Pool == nil {
-		return nil
-	}
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("check key lookup statements: %w", err)
-	}
-	defer conn.Release()
-	for _, q := range []string{lookupSQL, epochSQL} {
-		if _, err := conn.Conn().Prepare(ctx, "", q); err != nil {
-			return fmt.Errorf("check key lookup statements: %w", err)
-		}
-	}
-	return nil
-}
-
 // scanLookup reads lookupSQL's row; no row is sql.ErrNoRows.
 func scanLookup(row pgx.Row, r *lookupRow) error {
 	var revoked, lastUsed, removed pgtype.Timestamptz

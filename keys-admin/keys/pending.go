@@ -10,33 +10,46 @@ package keys
 //     seen refused since, it gives a *Pending: the key's Identity (what
 //     never changes: id, organization, scopes) and, inside, its state as of
 //     that epoch. Otherwise it says false: resolve the key with Lookup.
-//  2. In the round trip of its data, on the primary, the caller has the
-//     epoch of Pending.OrganizationID read: Queue puts keys-admin's own
-//     read of it into the caller's *pgx.Batch, and the batch's results
-//     hand it back (pgx.BatchResults.Close). Nothing else of the database
-//     is read for the key.
+//  2. In the statement that reads its data, on the primary, the caller
+//     reads the epoch of Pending.OrganizationID as one column, with this
+//     scalar subquery and no other SQL of keys-admin's:
+//
+//     (SELECT epoch FROM key_state_epochs WHERE organization_id = $n)
+//
+//     ($n the organization's id), and hands the value to SetEpoch (found
+//     false for NULL: the organization has no epoch). Table
+//     key_state_epochs (organization_id text PRIMARY KEY, epoch bigint NOT
+//     NULL) is kept by keys-admin's migration
+//     20261124000001_key_state_epochs; its name, its two columns and their
+//     meaning are the contract: keys-admin changes them only with a new
+//     major version.
 //  3. Then the caller asks Stale. False: Principal answers from the
 //     remembered state, which is the state as of the epoch read, so as of
-//     the caller's round trip. True (the epoch moved, or the organization
-//     has none): Resolve reads the key's state alone, one more round trip,
-//     and answers. A caller whose request is refused before its data
-//     (Principal never read) calls Resolve too: it reads the epoch alone,
-//     then the state only if the epoch moved.
+//     the caller's statement. True (the epoch moved, or there is none):
+//     Resolve reads the key alone, one more round trip, and answers. A
+//     caller whose request is refused before its data (no epoch read) calls
+//     Resolve too: it reads the epoch alone, then the key only if the epoch
+//     moved.
 //
-// Why it holds: the key-state epoch of an organization (table
-// key_state_epochs, migration 20261124000001_key_state_epochs) changes in
-// the same transaction as every write that decides whether one of the
+// Why it holds: the key-state epoch of an organization changes in the same
+// transaction as every write that decides whether one of the
 // organization's keys is accepted: a key's expiry, revocation, hash,
 // scopes, organization or issuer; its issuer's membership row, role or
 // removal; TRUNCATE of either table. Its values come from a sequence and
-// never come back. So the state remembered with epoch E is the state of
-// any snapshot that reads E, and revocation, expiry and demotion count
-// from the next request on, on every replica of the caller. Expiry by time
-// is this process's clock against the remembered expiry.
+// never come back. So the state remembered with epoch E is the state of any
+// snapshot that reads E, and revocation, expiry and demotion count from the
+// next request on, on every replica of the caller. Expiry by time is this
+// process's clock against the remembered expiry.
 //
-// This package's TestEpochMovesWithState, TestKnownNeverAnswersAlone and
-// TestRememberedStateNeedsItsEpoch check its side; api-server's store
-// tests (TestPrelude, TestRunPrelude) the caller's.
+// Why SQL crosses modules here: reading the epoch inside the caller's own
+// statement costs PostgreSQL one index probe; a statement of keys-admin's
+// own sent in the same pgx batch measured about 5-10% more CPU per request
+// at api-server's /accounts (api-server/README.md, Performance, note 13).
+//
+// Tests: this package's TestEpochMovesWithState, TestKnownNeverAnswersAlone
+// and TestRememberedStateNeedsItsEpoch read the epoch as step 2 says;
+// api-server's store tests (TestPrelude, TestRunPrelude, TestQueries) check
+// that its statements do.
 
 import (
 	"context"
@@ -48,8 +61,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// epochSQL reads an organization's key-state epoch: one row, none when the
-// organization has no epoch (Pending.Queue, Pending.Resolve).
+// epochSQL is keys-admin's own read of an organization's key-state epoch
+// (Resolve): one row, none when the organization has no epoch.
 const epochSQL = `SELECT epoch FROM key_state_epochs WHERE organization_id = $1`
 
 // Known returns, when this process has resolved the presented key before
@@ -79,34 +92,16 @@ type Pending struct {
 	hash  []byte
 	known knownKey // the state remembered, with its epoch
 
-	read  bool  // the epoch has been read
-	stale bool  // the epoch read is not known.epoch
-	err   error // the epoch read's error (Queue)
+	read  bool // the epoch has been read
+	stale bool // the epoch read is not known.epoch
 }
 
-// Queue adds keys-admin's read of the key's organization's epoch to b. Its
-// result is read when b's results are (pgx.BatchResults.Close reads every
-// result not read yet, in order); its error is the batch's error and is
-// kept for Principal. b must be sent to the primary.
-func (p *Pending) Queue(b *pgx.Batch) {
-	b.Queue(epochSQL, p.OrganizationID).QueryRow(func(row pgx.Row) error {
-		var e pgtype.Int8
-		err := row.Scan(&e)
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = nil
-		}
-		if err != nil {
-			p.err = err
-			return err
-		}
-		p.setEpoch(e)
-		return nil
-	})
-}
-
-func (p *Pending) setEpoch(e pgtype.Int8) {
-	p.read, p.err = true, nil
-	p.stale = !e.Valid || e.Int64 != p.known.epoch
+// SetEpoch gives the Pending its organization's key-state epoch as the
+// caller's statement read it (step 2 of the contract); found is false when
+// the column is NULL.
+func (p *Pending) SetEpoch(epoch int64, found bool) {
+	p.read = true
+	p.stale = !found || epoch != p.known.epoch
 }
 
 // Stale reports whether the epoch read is not the one the key's state was
@@ -123,8 +118,6 @@ var errStale = errors.New("keys: Pending.Principal of a stale state: call Resolv
 // when Stale, it answers an error of the caller's: call Resolve.
 func (p *Pending) Principal() (*Principal, error) {
 	switch {
-	case p.err != nil:
-		return nil, fmt.Errorf("look up api key: %w", p.err)
 	case !p.read:
 		return nil, errors.New("keys: Pending.Principal before its epoch was read")
 	case p.stale:
@@ -145,7 +138,7 @@ func (p *Pending) Resolve(ctx context.Context) (*Principal, error) {
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return nil, fmt.Errorf("look up api key: %w", err)
 		}
-		if p.setEpoch(e); !p.stale {
+		if p.SetEpoch(e.Int64, e.Valid); !p.stale {
 			return p.Principal()
 		}
 	}

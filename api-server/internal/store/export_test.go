@@ -21,7 +21,9 @@ func (p *Page[R]) Rows() []R {
 func PoisonReleased(on bool) { poisonReleased = on }
 
 // RunPrelude is runPrelude.
-func (s *Store) RunPrelude(ctx context.Context, pre Prelude) error { return s.runPrelude(ctx, pre) }
+func (s *Store) RunPrelude(ctx context.Context, orgID string, pre Prelude) error {
+	return s.runPrelude(ctx, orgID, pre)
+}
 
 // InsightsPlain is InsightsPage without the seek: LIMIT/OFFSET at every
 // offset (the reference the seek must match).
@@ -40,7 +42,7 @@ func (s *Store) MetaAlone(ctx context.Context, orgID, accountID string) (Meta, e
 		return Meta{}, err
 	}
 	defer conn.Release()
-	return pgMeta(ctx, conn, orgID, accountID)
+	return pgMeta(ctx, conn, orgID, accountID, nil)
 }
 
 // Statement is a declared statement of queries/ (Statements).
@@ -58,17 +60,18 @@ type Statement struct {
 func Statements() []Statement {
 	var out []Statement
 	meta := []string{"data_as_of", "account_found"}
+	leadPG := append(meta, "key_epoch") // the epoch of keys-admin's contract (prelude.go)
 	for _, q := range statements {
 		st := Statement{Name: q.name, PG: q.pg, SQLite: q.sqlite}
 		switch {
 		case strings.HasPrefix(q.name, "meta"):
-			st.LeadPG, st.LeadSQLite, st.Columns = meta, meta, []string{}
+			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{}
 		case strings.HasPrefix(q.name, "accounts"):
-			st.LeadPG, st.Columns = meta, accountColumns
+			st.LeadPG, st.Columns = leadPG, accountColumns
 		case strings.HasPrefix(q.name, "campaigns"):
-			st.LeadPG, st.Columns = meta, campaignColumns
+			st.LeadPG, st.Columns = leadPG, campaignColumns
 		case strings.HasPrefix(q.name, "insights"):
-			st.LeadPG, st.Columns = meta, insightColumns
+			st.LeadPG, st.Columns = leadPG, insightColumns
 		}
 		out = append(out, st)
 	}

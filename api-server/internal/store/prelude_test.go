@@ -42,11 +42,11 @@ func pending(t *testing.T, auth *keys.Authenticator, key string) *keys.Pending {
 	return pd
 }
 
-// TestPrelude: a known key's epoch is read in the page's round trip (its
-// statement in the page's pgx batch) on every endpoint and form, with the
-// page the one read without it; a revocation, a demotion or a missing epoch
-// is seen by the very next page (Stale), and Resolve then answers; SQLite
-// refuses a Prelude.
+// TestPrelude: a known key's epoch is read by the page's own statement (its
+// key_epoch column, keys-admin's contract) on every endpoint and form, with
+// the page the one read without it; a revocation, a demotion or a missing
+// epoch is seen by the very next page (Stale), and Resolve then answers;
+// SQLite refuses a Prelude.
 func TestPrelude(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -214,8 +214,8 @@ func TestEmptyPageOneConnection(t *testing.T) {
 }
 
 // TestRunPrelude: a Prelude run alone (Routed, before a page read on a
-// replica) reads the key's organization's epoch and sees a revocation at
-// once.
+// replica: the meta statement) reads the key's organization's epoch and
+// sees a revocation at once.
 func TestRunPrelude(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -227,7 +227,7 @@ func TestRunPrelude(t *testing.T) {
 	defer st.Close()
 	auth, km, key, id := knownKey(t, b, b.Handle)
 	pd := pending(t, auth, key)
-	if err := st.RunPrelude(ctx, pd); err != nil || pd.Stale() {
+	if err := st.RunPrelude(ctx, "org_a", pd); err != nil || pd.Stale() {
 		t.Fatalf("epoch alone: %v, stale %v", err, pd.Stale())
 	}
 	if pr, err := pd.Principal(); err != nil || pr.KeyID != id {
@@ -237,7 +237,7 @@ func TestRunPrelude(t *testing.T) {
 		t.Fatal(err)
 	}
 	pd = pending(t, auth, key)
-	if err := st.RunPrelude(ctx, pd); err != nil || !pd.Stale() {
+	if err := st.RunPrelude(ctx, "org_a", pd); err != nil || !pd.Stale() {
 		t.Fatalf("after the revocation: %v, stale %v", err, pd.Stale())
 	}
 	if _, err := pd.Resolve(ctx); !errors.Is(err, keys.ErrUnauthenticated) {
@@ -246,8 +246,8 @@ func TestRunPrelude(t *testing.T) {
 }
 
 // TestNewNeedsTheKeyMigrations: a PostgreSQL database without keys-admin's
-// key-state epochs (its migration not applied) fails New, at start
-// (keys.CheckLookup), with an error that says a table is missing, not
+// key-state epochs (its migration not applied) fails New, at start (its
+// statements read them), with an error that says a table is missing, not
 // every request later.
 func TestNewNeedsTheKeyMigrations(t *testing.T) {
 	b := dbtest.Postgres(t)

@@ -37,8 +37,9 @@ var statements []*statement
 // their forms) take $1 organization, $2 limit, $3 offset and, for insights,
 // $4 from and $5 to; the _by_account forms take the account id last. On
 // PostgreSQL each row of a page starts with the meta columns (metaCols:
-// data_as_of, account_found), so that a page and its meta are one
-// statement; meta and meta_by_account read them alone.
+// data_as_of, account_found, key_epoch), so that a page, its meta and the
+// request's key-state epoch (prelude.go) are one statement; meta and
+// meta_by_account read them alone.
 var (
 	qMeta                  = query("meta")
 	qMetaByAccount         = query("meta_by_account")
@@ -54,8 +55,8 @@ var (
 )
 
 // metaCols is the number of meta columns that lead each row of a
-// PostgreSQL page statement.
-const metaCols = 2
+// PostgreSQL page statement: data_as_of, account_found, key_epoch.
+const metaCols = 3
 
 // query declares the statement name of queries/. It panics when no dialect
 // has the file, so that a misspelt name fails every test of the package.

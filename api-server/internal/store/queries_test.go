@@ -19,7 +19,8 @@ import (
 
 // TestQueries: every file of queries/ is a declared statement, and every
 // statement returns, on the database of its dialect, the columns its reader
-// reads: the leading meta columns, then exactly the columns of its
+// reads: the leading meta columns (on PostgreSQL with the key-state epoch,
+// read as keys-admin's contract says), then exactly the columns of its
 // resource that the generated decoder and scan read (schema), in order. A
 // field added to schema without its column in a statement, or a column
 // moved in a file, fails here.
@@ -57,9 +58,15 @@ func TestQueries(t *testing.T) {
 	if err := testenv.Migrate(ctx, lite.DB); err != nil {
 		t.Fatal(err)
 	}
+	// keys-admin's contract (keys-admin/keys/pending.go, step 2): the
+	// epoch is read by this scalar subquery and nothing else of keys-admin's.
+	const contract = "(SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch"
 	for _, st := range store.Statements() {
 		if st.Columns == nil {
 			continue
+		}
+		if st.PG != "" && (strings.Count(st.PG, "key_state_epochs") != 1 || !strings.Contains(st.PG, contract)) {
+			t.Errorf("postgres/%s.sql does not read the key-state epoch as keys-admin's contract says: %s", st.Name, contract)
 		}
 		if st.PG != "" {
 			sd, err := conn.Conn().Prepare(ctx, "", st.PG)

@@ -70,10 +70,8 @@ func (d *rawDecoder) nullStr(i int) sql.NullString {
 	return sql.NullString{String: d.str(i), Valid: true}
 }
 
-// nullInt8 decodes a nullable integer column: the generator (gen) uses it
-// for a declared nullable integer field; none is declared today.
-var _ = (*rawDecoder).nullInt8
-
+// nullInt8 decodes a nullable integer column (key_epoch; the generator's
+// nullable integer fields).
 func (d *rawDecoder) nullInt8(i int) sql.NullInt64 {
 	if d.vals[i] == nil {
 		return sql.NullInt64{}

@@ -10,14 +10,14 @@ import (
 )
 
 // pgReader reads PostgreSQL's pages through pgx: the page's statement, each
-// row led by the page's meta (metaCols), prepared once per connection by
-// pgx's statement cache, its rows decoded from pgx's raw values by the
-// generated decoders (rawdecode.go): one statement and one round trip. With
-// a Prelude, the Prelude's statement goes after the page's in the same pgx
-// batch: still one round trip. A page without rows carries no meta, so the
-// meta statement follows on the same connection: a second round trip, for
-// empty pages only. A request holds one connection at a time (the
-// admission gate counts on it), never a second one while it waits.
+// row led by the page's meta and the key-state epoch (metaCols), prepared
+// once per connection by pgx's statement cache, its rows decoded from pgx's
+// raw values by the generated decoders (rawdecode.go): one statement and
+// one round trip, the Prelude's epoch included. A page without rows carries
+// no meta, so the meta statement follows on the same connection: a second
+// round trip, for empty pages only. A request holds one connection at a
+// time (the admission gate counts on it), never a second one while it
+// waits.
 type pgReader struct{ pool *pgxpool.Pool }
 
 func (r pgReader) page(ctx context.Context, q *statement, args []any, orgID, accountID string, pre Prelude, out rowSink) (Meta, error) {
@@ -26,48 +26,22 @@ func (r pgReader) page(ctx context.Context, q *statement, args []any, orgID, acc
 		return Meta{}, err
 	}
 	defer conn.Release()
-	m, n, err := pgRows(ctx, conn, q.pg, args, pre, out)
+	rows, err := conn.Query(ctx, q.pg, args...)
+	if err != nil {
+		return Meta{}, err
+	}
+	m, n, err := scanPage(rows, pre, out)
 	if err != nil || n > 0 {
 		return m, err
 	}
-	return pgMeta(ctx, conn, orgID, accountID)
+	return pgMeta(ctx, conn, orgID, accountID, pre)
 }
 
-// pgRows sends the page statement text with args (and pre's, in one batch,
-// when pre is not nil) and reads its rows into out. It returns the meta of
-// the first row and the number of rows.
-func pgRows(ctx context.Context, conn *pgxpool.Conn, text string, args []any, pre Prelude, out rowSink) (m Meta, n int, err error) {
-	var (
-		rows pgx.Rows
-		br   pgx.BatchResults
-	)
-	if pre == nil {
-		rows, err = conn.Query(ctx, text, args...)
-	} else {
-		b := &pgx.Batch{}
-		b.Queue(text, args...)
-		pre.Queue(b)
-		br = conn.SendBatch(ctx, b)
-		rows, err = br.Query()
-	}
-	if err == nil {
-		m, n, err = scanPage(rows, out)
-	}
-	if rows != nil {
-		rows.Close()
-	}
-	if br != nil {
-		// Reads pre's result (and any error of the batch).
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return m, n, err
-}
-
-// scanPage reads the rows of a page statement: the meta from the first
-// one's leading columns, the rest of each into out.
-func scanPage(rows pgx.Rows, out rowSink) (Meta, int, error) {
+// scanPage reads the rows of a page statement: the meta (and pre's epoch)
+// from the first one's leading columns, the rest of each into out. It
+// closes rows, and returns the number of rows.
+func scanPage(rows pgx.Rows, pre Prelude, out rowSink) (Meta, int, error) {
+	defer rows.Close()
 	var m Meta
 	n := 0
 	for rows.Next() {
@@ -77,7 +51,7 @@ func scanPage(rows pgx.Rows, out rowSink) (Meta, int, error) {
 		}
 		if n == 0 {
 			var err error
-			if m, err = readMeta(vals, fds); err != nil {
+			if m, err = readMeta(vals, fds, pre); err != nil {
 				return m, n, err
 			}
 		}
@@ -91,21 +65,26 @@ func scanPage(rows pgx.Rows, out rowSink) (Meta, int, error) {
 }
 
 // readMeta reads the meta columns that lead a row (of a page statement, or
-// of the meta statement).
-func readMeta(vals [][]byte, fds []pgconn.FieldDescription) (Meta, error) {
+// of the meta statement), and gives pre (if not nil) the key_epoch column.
+func readMeta(vals [][]byte, fds []pgconn.FieldDescription, pre Prelude) (Meta, error) {
 	d := rawDecoder{vals: vals, fds: fds}
 	if len(vals) < metaCols || len(vals) != len(fds) {
 		return Meta{}, errColumnCount
 	}
 	m := Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
+	epoch := d.nullInt8(2)
 	if d.err != nil {
 		return m, fmt.Errorf("read snapshot meta: %w", d.err)
+	}
+	if pre != nil {
+		pre.SetEpoch(epoch.Int64, epoch.Valid)
 	}
 	return m, nil
 }
 
-// pgMeta reads the meta of an empty page on the page's own connection.
-func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string) (Meta, error) {
+// pgMeta reads the meta statement on conn (the page's own connection, for
+// an empty page), and gives pre (if not nil) its key_epoch.
+func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string, pre Prelude) (Meta, error) {
 	q, args := qMeta, []any{orgID}
 	if accountID != "" {
 		q, args = qMetaByAccount, append(args, accountID)
@@ -122,7 +101,7 @@ func pgMeta(ctx context.Context, conn *pgxpool.Conn, orgID, accountID string) (M
 		}
 		return Meta{}, fmt.Errorf("read snapshot meta: %w", err)
 	}
-	m, err := readMeta(rows.RawValues(), rows.FieldDescriptions())
+	m, err := readMeta(rows.RawValues(), rows.FieldDescriptions(), pre)
 	if err != nil {
 		return m, err
 	}

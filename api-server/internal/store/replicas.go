@@ -205,12 +205,13 @@ func (r *Routed) pick() (*replica, *Store) {
 
 // routed runs read on a healthy replica, and on the primary when there is
 // none or the replica's read fails for any reason but the caller's context.
-// pre (the key lookup) always runs on the primary: alone before the read
-// when the read goes to a replica, in the read's round trip otherwise.
-func routed[T any](ctx context.Context, r *Routed, pre Prelude, read func(*Store, Prelude) (Meta, T, error)) (Meta, T, error) {
+// pre's epoch is always read on the primary: by the meta statement alone
+// before the read when the read goes to a replica (runPrelude), by the
+// read's own statement otherwise.
+func routed[T any](ctx context.Context, r *Routed, orgID string, pre Prelude, read func(*Store, Prelude) (Meta, T, error)) (Meta, T, error) {
 	if rp, st := r.pick(); st != nil {
 		if pre != nil {
-			if err := r.primary.runPrelude(ctx, pre); err != nil {
+			if err := r.primary.runPrelude(ctx, orgID, pre); err != nil {
 				var zero T
 				return Meta{}, zero, err
 			}
@@ -227,17 +228,17 @@ func routed[T any](ctx context.Context, r *Routed, pre Prelude, read func(*Store
 
 // AccountsPage reads on a replica when one is healthy.
 func (r *Routed) AccountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
-	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p, pre) })
+	return routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, *AccountPage, error) { return s.AccountsPage(ctx, orgID, p, pre) })
 }
 
 // CampaignsPage reads on a replica when one is healthy.
 func (r *Routed) CampaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
-	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p, pre) })
+	return routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, *CampaignPage, error) { return s.CampaignsPage(ctx, orgID, p, pre) })
 }
 
 // InsightsPage reads on a replica when one is healthy.
 func (r *Routed) InsightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
-	return routed(ctx, r, pre, func(s *Store, pre Prelude) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p, pre) })
+	return routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, *InsightPage, error) { return s.InsightsPage(ctx, orgID, p, pre) })
 }
 
 // Ping reports whether the primary answers: replicas are optional, reads

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
-	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -47,9 +46,9 @@ type Store struct {
 }
 
 // reader reads pages in one database's dialect: pgReader (read_pg.go: one
-// statement, its meta in its leading columns, rows decoded from pgx's raw
-// values, a Prelude in the same round trip) and sqliteReader
-// (read_sqlite.go: the meta statement, then the page's; no Prelude).
+// statement, its meta and a Prelude's epoch in its leading columns, rows
+// decoded from pgx's raw values) and sqliteReader (read_sqlite.go: the meta
+// statement, then the page's; no Prelude).
 type reader interface {
 	// page reads q with args into out, and the meta of orgID (and of
 	// accountID, when not empty) with it.
@@ -62,18 +61,15 @@ type reader interface {
 const seekFrom = 64
 
 // New checks the read statements of db's dialect (queries/) against db and,
-// on SQLite, prepares them; on PostgreSQL it also checks keys-admin's
-// statements of the request path (keys.CheckLookup), so that a database
-// that lacks a migration fails here, at start, not on every request. Close
+// on SQLite, prepares them, so that a database that lacks a migration (the
+// api-server's, or keys-admin's key-state epochs, which the PostgreSQL
+// statements read) fails here, at start, not on every request. Close
 // releases what New prepared.
 func New(ctx context.Context, db *database.DB) (*Store, error) {
 	pg := db.IsPostgres()
 	s := &Store{db: db.Bun.DB, pool: db.Pool, r: sqliteReader{}}
 	if pg {
 		s.r = pgReader{db.Pool}
-		if err := keys.CheckLookup(ctx, db); err != nil {
-			return nil, err
-		}
 	} else {
 		s.stmts = make(map[*statement]*sql.Stmt, len(statements))
 		s.r = sqliteReader{s.stmts}
@@ -108,8 +104,8 @@ func (s *Store) Close() {
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // AccountsPage returns the organization's meta and a page of its accounts,
-// ordered by id. On PostgreSQL both come from one statement, sent with
-// pre's (if not nil; only on PostgreSQL) in one round trip. The caller
+// ordered by id. On PostgreSQL both come from one statement, which also
+// reads pre's key-state epoch (pre, if not nil; only on PostgreSQL). The caller
 // releases the page (Page.Release) once it has encoded it; when the
 // account asked for is not the organization's (Meta.AccountFound false),
 // the page may be nil.
