@@ -20,6 +20,10 @@ func (p *Page[R]) Rows() []R {
 // PoisonReleased makes Release overwrite a page's arena.
 func PoisonReleased(on bool) { poisonReleased = on }
 
+// SeekFrom is seekFrom: the least offset of an insights page read with the
+// seek on PostgreSQL.
+const SeekFrom = seekFrom
+
 // RunPrelude is runPrelude.
 func (s *Store) RunPrelude(ctx context.Context, orgID string, pre Prelude) error {
 	return s.runPrelude(ctx, orgID, pre)

@@ -15,9 +15,10 @@ import (
 
 // TestPlans checks on PostgreSQL the plans of every statement the store
 // runs there (queries/postgres), custom and generic: each page statement
-// at offset 10000, and each meta statement, is an index range scan scoped
-// by organization (no sequential scan, no sort); the replica check reads
-// no table.
+// at the deepest offset it runs at (10000; 63 for the plain insights
+// statements, which serve offsets below seekFrom), and each meta
+// statement, is an index range scan scoped by organization (no sequential
+// scan, no sort); the replica check reads no table.
 func TestPlans(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -57,13 +58,15 @@ func TestPlans(t *testing.T) {
 	}
 	from := time.Now().UTC().AddDate(0, 0, -89).Format(time.DateOnly)
 	to := time.Now().UTC().Format(time.DateOnly)
-	// The arguments of each statement, by name (a deep offset, 10000).
+	// The arguments of each statement, by name: the deepest offset it runs
+	// at (10000; the plain insights statements run below SeekFrom).
 	page, window := []any{"org_a", 101, 10000}, []any{"org_a", 101, 10000, from, to}
+	shallow := []any{"org_a", 101, store.SeekFrom - 1, from, to}
 	planArgs := map[string][]any{
 		"meta": {"org_a"}, "meta_by_account": {"org_a", "acc_a1"},
 		"accounts": page, "accounts_by_account": append(page, "acc_a1"),
 		"campaigns": page, "campaigns_by_account": append(page, "acc_a1"),
-		"insights": window, "insights_by_account": append(window, "acc_a1"),
+		"insights": shallow, "insights_by_account": append(shallow, "acc_a1"),
 		"insights_seek": window, "insights_by_account_seek": append(window, "acc_a1"),
 		"replica_lag": nil, // reads no table: its plan is a Result
 	}
