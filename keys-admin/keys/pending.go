@@ -41,10 +41,11 @@ package keys
 // next request on, on every replica of the caller. Expiry by time is this
 // process's clock against the remembered expiry.
 //
-// Why SQL crosses modules here: reading the epoch inside the caller's own
-// statement costs PostgreSQL one index probe; a statement of keys-admin's
-// own sent in the same pgx batch measured about 5-10% more CPU per request
-// at api-server's /accounts (api-server/README.md, Performance, note 13).
+// Why SQL crosses modules here: read inside the caller's own statement, the
+// epoch costs PostgreSQL one index probe; a statement of keys-admin's own,
+// sent after the caller's in one pgx batch, measured about 5% slower at
+// api-server's list endpoints, with 36 more allocations a request
+// (api-server/README.md, Performance, note 13).
 //
 // Tests: this package's TestEpochMovesWithState, TestKnownNeverAnswersAlone
 // and TestRememberedStateNeedsItsEpoch read the epoch as step 2 says;

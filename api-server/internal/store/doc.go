@@ -9,9 +9,11 @@
 //     and dialect, embedded and declared in queries.go;
 //   - store.go: Store (New, the *Page methods, ListParams, Meta), and the
 //     reader of each dialect: read_pg.go (pgx, one statement and one round
-//     trip per page, a Prelude in the same pgx batch) and read_sqlite.go;
-//   - prelude.go: Prelude, the request's key confirmed in the round trip
-//     of its page (keys.Pending; the protocol is keys-admin's);
+//     trip per page, its meta and a Prelude's key-state epoch included) and
+//     read_sqlite.go;
+//   - prelude.go: Prelude, the request's key confirmed by its page's
+//     statement (keys.Pending; the protocol and its one SQL contract are
+//     keys-admin's, keys-admin/keys/pending.go);
 //   - rawdecode.go: the decoder of pgx's raw column values (a page's text
 //     in one buffer); rows.go: Page, pooled, and its JSON;
 //   - resources_gen.go: written by gen from schema: per resource the row

@@ -15,9 +15,9 @@ import (
 
 // Routed sends the snapshot reads (the *Page methods: accounts, campaigns,
 // insights and their meta and counts) to PostgreSQL read replicas, in turn,
-// and everything else to the primary: a key lookup sent with a page (a
-// Prelude) runs on the primary, so a revocation is seen by the next
-// request. A replica is skipped while it is down, is not in
+// and everything else to the primary: the key-state epoch of a request's
+// key (a Prelude) is read on the primary, so a revocation is seen by the
+// next request. A replica is skipped while it is down, is not in
 // recovery, or lags more than MaxLag behind its primary, checked every
 // CheckEvery; a read that fails on a replica (a replica that went down
 // between two checks, a query cancelled by recovery) is read again on the

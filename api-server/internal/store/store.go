@@ -34,8 +34,9 @@ type Meta struct {
 	AccountFound bool
 }
 
-// Store runs the API's read statements (queries/). Every one is scoped by
-// organization and served by an index range scan on (organization_id, …).
+// Store runs the API's read statements (queries/). Every page and meta
+// statement is scoped by organization and served by an index range scan on
+// (organization_id, …) (TestPlans).
 type Store struct {
 	db   *sql.DB
 	pool *pgxpool.Pool // PostgreSQL: pages are read through pgx; nil on SQLite
