@@ -25,7 +25,7 @@ type AccountPage = Page[AccountRow]
 
 var accountPages = sync.Pool{New: func() any { return &Page[AccountRow]{} }}
 
-// accountCodec reads a AccountRow in each dialect.
+// accountCodec reads the AccountRow of a row in each dialect.
 var accountCodec = rowCodec[AccountRow]{decode: decodeAccount, scan: scanAccount}
 
 func newAccountPage(limit int) *Page[AccountRow] {
@@ -34,9 +34,9 @@ func newAccountPage(limit int) *Page[AccountRow] {
 	return p
 }
 
-// accountColumns are the columns a accounts statement returns
-// after its leading ones, in the order decodeAccount and scanAccount
-// read them (TestQueries).
+// accountColumns are the columns that the accounts statements
+// return after their leading ones, in the order decodeAccount and
+// scanAccount read them (TestQueries).
 var accountColumns = []string{"id", "account_name", "currency", "timezone", "is_active", "last_sync_at"}
 
 // decodeAccount reads one row from pgx's raw values (the leading meta
@@ -102,7 +102,7 @@ type CampaignPage = Page[CampaignRow]
 
 var campaignPages = sync.Pool{New: func() any { return &Page[CampaignRow]{} }}
 
-// campaignCodec reads a CampaignRow in each dialect.
+// campaignCodec reads the CampaignRow of a row in each dialect.
 var campaignCodec = rowCodec[CampaignRow]{decode: decodeCampaign, scan: scanCampaign}
 
 func newCampaignPage(limit int) *Page[CampaignRow] {
@@ -111,9 +111,9 @@ func newCampaignPage(limit int) *Page[CampaignRow] {
 	return p
 }
 
-// campaignColumns are the columns a campaigns statement returns
-// after its leading ones, in the order decodeCampaign and scanCampaign
-// read them (TestQueries).
+// campaignColumns are the columns that the campaigns statements
+// return after their leading ones, in the order decodeCampaign and
+// scanCampaign read them (TestQueries).
 var campaignColumns = []string{"id", "platform_ad_account_id", "name", "objective", "status", "effective_status", "daily_budget", "lifetime_budget", "synced_at", "currency", "timezone"}
 
 // decodeCampaign reads one row from pgx's raw values (the leading meta
@@ -202,7 +202,7 @@ type InsightPage = Page[InsightRow]
 
 var insightPages = sync.Pool{New: func() any { return &Page[InsightRow]{} }}
 
-// insightCodec reads a InsightRow in each dialect.
+// insightCodec reads the InsightRow of a row in each dialect.
 var insightCodec = rowCodec[InsightRow]{decode: decodeInsight, scan: scanInsight}
 
 func newInsightPage(limit int) *Page[InsightRow] {
@@ -211,9 +211,9 @@ func newInsightPage(limit int) *Page[InsightRow] {
 	return p
 }
 
-// insightColumns are the columns a insights statement returns
-// after its leading ones, in the order decodeInsight and scanInsight
-// read them (TestQueries).
+// insightColumns are the columns that the insights statements
+// return after their leading ones, in the order decodeInsight and
+// scanInsight read them (TestQueries).
 var insightColumns = []string{"id", "platform_ad_account_id", "attribution_window", "campaign_id", "date", "synced_at", "currency", "timezone", "purchase_measurement", "spend", "ctr", "cpc", "cpm", "impressions", "reach", "clicks", "purchases", "purchase_value", "roas"}
 
 // decodeInsight reads one row from pgx's raw values (the leading meta

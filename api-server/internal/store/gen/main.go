@@ -82,14 +82,14 @@ func Generate(target string) ([]byte, error) {
 type resource struct {
 	schema.Resource
 	Plural  string
-	Read    []field // the fields the read query selects, in order
+	Read    []field // the fields the read statements select, in order
 	Doc     []field // the document's fields
 	Checked []field // the document fields the generated validation checks
 }
 
 type field struct {
 	schema.Field
-	Index   int    // column index in the read query (after the meta columns)
+	Index   int    // column index in the read statements (after the leading meta columns)
 	RowType string // Go type in the row struct
 	DocType string // Go type in the document struct
 	Decode  string // pgx raw decoder call
@@ -241,7 +241,7 @@ type {{$r.Name}}Page = Page[{{$r.Name}}Row]
 
 var {{lower $r.Name}}Pages = sync.Pool{New: func() any { return &Page[{{$r.Name}}Row]{} }}
 
-// {{lower $r.Name}}Codec reads a {{$r.Name}}Row in each dialect.
+// {{lower $r.Name}}Codec reads the {{$r.Name}}Row of a row in each dialect.
 var {{lower $r.Name}}Codec = rowCodec[{{$r.Name}}Row]{decode: decode{{$r.Name}}, scan: scan{{$r.Name}}}
 
 func new{{$r.Name}}Page(limit int) *Page[{{$r.Name}}Row] {
@@ -250,9 +250,9 @@ func new{{$r.Name}}Page(limit int) *Page[{{$r.Name}}Row] {
 	return p
 }
 
-// {{lower $r.Name}}Columns are the columns a {{lower $r.Plural}} statement returns
-// after its leading ones, in the order decode{{$r.Name}} and scan{{$r.Name}}
-// read them (TestQueries).
+// {{lower $r.Name}}Columns are the columns that the {{lower $r.Plural}} statements
+// return after their leading ones, in the order decode{{$r.Name}} and
+// scan{{$r.Name}} read them (TestQueries).
 var {{lower $r.Name}}Columns = []string{ {{range $i, $f := $r.Read}}{{if $i}}, {{end}}{{quote $f.Column}}{{end}} }
 
 // decode{{$r.Name}} reads one row from pgx's raw values (the leading meta
