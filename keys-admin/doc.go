@@ -5,8 +5,10 @@
 //
 //   - apikey: the key format (generate, validate with checksum, hash, hint) and scopes; standard library only.
 //   - database: open PostgreSQL or SQLite by URL, and run embedded migrations under the migrator's lock.
-//   - keys: the Service: Create, List, Revoke with every rule of SPEC §3 and §5, an audit trail, and
-//     Lookup, which resolves a presented key for the api-server in one SQL round trip.
+//   - keys: the Manager: Create, List, Revoke with every rule of SPEC §3 and §5, an audit trail; and
+//     the Authenticator, the api-server's per-request side: Lookup resolves a presented key in one
+//     SQL round trip, Known and Pending (pending.go, headed by the protocol's contract) confirm a
+//     key resolved before in the round trip of the caller's own data.
 //   - keyshttp: the http.Handler the settings backend mounts behind its own session.
 //   - keyspage: the "Developer keys" settings section as a server-rendered http.Handler (html/template,
 //     embedded assets, no JavaScript needed) that a host mounts under its own settings path and layout.

@@ -3,7 +3,6 @@ package keys_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -135,14 +134,14 @@ func TestRememberedStateNeedsItsEpoch(t *testing.T) {
 
 	// The epoch row deleted: the remembered state is stale, the state is
 	// read again (still valid) and, with no epoch to go with it, not
-	// remembered.
+	// remembered: the key's next request is a Lookup.
 	exec(`DELETE FROM key_state_epochs`)
 	pd, ok := auth.Known(k.Key)
-	if !ok || !pd.Cached() {
+	if !ok {
 		t.Fatal("the key's state is not remembered")
 	}
-	if err := pd.Scan(b.Handle.Pool.QueryRow(ctx, fmt.Sprintf(keys.EpochSQL, 1), pd.OrganizationID)); err != nil || !pd.Stale() {
-		t.Fatalf("no epoch: stale %v, %v", pd.Stale(), err)
+	if pd.SetEpoch(contractEpoch(t, b, pd.OrganizationID)); !pd.Stale() {
+		t.Fatal("no epoch: not stale")
 	}
 	if _, err := pd.Principal(); err == nil {
 		t.Fatal("Principal answered from a stale state")
@@ -150,19 +149,26 @@ func TestRememberedStateNeedsItsEpoch(t *testing.T) {
 	if p, err := pd.Resolve(ctx); err != nil || p.KeyID != k.ID {
 		t.Fatalf("no epoch: %+v, %v", p, err)
 	}
-	if pd, ok := auth.Known(k.Key); !ok || pd.Cached() {
-		t.Fatalf("no epoch: known %v, remembered %v", ok, ok && pd.Cached())
+	if _, ok := auth.Known(k.Key); ok {
+		t.Fatal("no epoch: the key is still known")
+	}
+	if _, err := auth.Lookup(ctx, k.Key); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := auth.Known(k.Key); ok {
+		t.Fatal("no epoch: a Lookup remembered the key")
 	}
 
 	// An epoch again (the key's name is no part of its state, its
-	// expiry is): remembered with it, then answered from memory.
+	// expiry is): the next Lookup remembers the key with it, then its
+	// epoch confirms it.
 	exec(`UPDATE developer_keys SET expires_at = expires_at + interval '1 hour'`)
-	if _, _, err := pending(t, b, auth, k.Key); err != nil {
+	if _, err := auth.Lookup(ctx, k.Key); err != nil {
 		t.Fatal(err)
 	}
 	pd, p, err := pending(t, b, auth, k.Key)
-	if err != nil || pd.Stale() || !pd.Cached() || p.KeyID != k.ID {
-		t.Fatalf("epoch unchanged: cached %v, stale %v, %+v, %v", pd.Cached(), pd.Stale(), p, err)
+	if err != nil || pd.Stale() || p.KeyID != k.ID {
+		t.Fatalf("epoch unchanged: stale %v, %+v, %v", pd.Stale(), p, err)
 	}
 
 	// Triggers off: the revocation leaves the epoch as it was, and the
@@ -192,8 +198,8 @@ func TestResolveReadsTheEpochFirst(t *testing.T) {
 	ctx := t.Context()
 	resolve := func() (*keys.Principal, error) {
 		pd, ok := auth.Known(k.Key)
-		if !ok || !pd.Cached() {
-			t.Fatalf("known %v, cached %v", ok, ok && pd.Cached())
+		if !ok {
+			t.Fatal("not known")
 		}
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()

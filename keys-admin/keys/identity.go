@@ -3,20 +3,25 @@ package keys
 import (
 	"sync"
 	"time"
+
+	"github.com/adsnap/svc/keys-admin/apikey"
 )
 
-// knownKey is what identityCache remembers of a key: its Identity and, when
-// it was read with its organization's key-state epoch (PostgreSQL, after
-// the migration that adds it), its state as of that epoch.
-type knownKey struct {
-	Identity
-	state    keyState
-	hasState bool
+// Identity is what never changes about a key once issued: its id, its
+// organization and its scopes. It says nothing about whether the key is
+// still valid.
+type Identity struct {
+	KeyID          string
+	OrganizationID string
+	Scopes         apikey.Scopes
 }
 
-// keyState is a key's state that is not its Identity; a revoked key is
+// knownKey is what identityCache remembers of a key (PostgreSQL): its
+// Identity and its state as of its organization's key-state epoch, read
+// together (pending.go). A revoked key, or one read with no epoch, is
 // never remembered.
-type keyState struct {
+type knownKey struct {
+	Identity
 	expiresAt  time.Time
 	lastUsedAt time.Time // zero: never used; else as last read or queued (lastUsedWriter.mark)
 	role       string    // "": no membership row

@@ -340,10 +340,9 @@ func (s *Server) protect(c *gin.Context) {
 // call takes the per-IP, per-key and per-organization buckets at once, and
 // the key's state (revoked, expired, issuer demoted or removed) is checked
 // in the database after, in the round trip of the page (settle) or alone
-// when the request is refused before it (confirm): the state itself, or,
-// when this process remembers it, its organization's key-state epoch,
-// which changes with anything the state depends on (keys.EpochSQL); a
-// moved epoch reads the state again. So a request makes two round trips
+// when the request is refused before it (confirm): its organization's
+// key-state epoch, which changes with anything the state depends on
+// (keys-admin/keys/pending.go); a moved epoch reads the state again. So a request makes two round trips
 // (limiter, database), not three. The answers are those of the steps in
 // order but one: a key that has become invalid since this process last
 // saw it valid, on a request that its key's or organization's bucket

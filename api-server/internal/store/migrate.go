@@ -1,9 +1,3 @@
-// Package store holds the api-server's tables (ad accounts, campaigns, daily
-// insights, lead contacts, per-organization snapshot times), their embedded
-// migrations, and the read queries of the API. The read queries are plain SQL
-// (no reflection on the request path), run through pgx on PostgreSQL and
-// database/sql on SQLite, and select only the columns SPEC §2 returns; the
-// columns that must never leave the service are not named in any of them.
 package store
 
 import (

@@ -42,10 +42,11 @@ func pending(t *testing.T, auth *keys.Authenticator, key string) *keys.Pending {
 	return pd
 }
 
-// TestPrelude: a known key's state is read in the page's own statement
-// (its keyed form) on every endpoint, with the page the one read without
-// it; a revoked key is seen by the very next page; SQLite refuses a
-// Prelude.
+// TestPrelude: a known key's epoch is read by the page's own statement (its
+// key_epoch column, keys-admin's contract) on every endpoint and form, with
+// the page the one read without it; a revocation, a demotion or a missing
+// epoch is seen by the very next page (Stale), and Resolve then answers;
+// SQLite refuses a Prelude.
 func TestPrelude(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -64,11 +65,6 @@ func TestPrelude(t *testing.T) {
 	}
 	for i := range 3 { // the statements are prepared on first use, then cached
 		pd := pending(t, auth, key)
-		// Lookup read the key's state with its organization's epoch: from
-		// then on the page reads the epoch alone (the epoch form).
-		if !pd.Cached() {
-			t.Fatalf("run %d: the key's state is not remembered", i)
-		}
 		m, got, err := st.AccountsPage(ctx, "org_a", p, pd)
 		if err != nil || m != wm || !reflect.DeepEqual(got.Rows(), want.Rows()) {
 			t.Fatalf("with a prelude: %+v %+v %v", m, got, err)
@@ -77,63 +73,64 @@ func TestPrelude(t *testing.T) {
 			t.Fatalf("run %d: the epoch moved with nothing written", i)
 		}
 		if pr, err := pd.Principal(); err != nil || pr.KeyID != id || pr.IssuerRole != keys.RoleOwner {
-			t.Fatalf("the key's state read with the page: %+v %v", pr, err)
+			t.Fatalf("the key's state confirmed with the page: %+v %v", pr, err)
 		}
 	}
-	// The state form (a key whose state is not remembered, as after a
-	// Lookup with no epoch row) gives the same page and the state.
-	if _, err := b.DB.ExecContext(ctx, `DELETE FROM key_state_epochs`); err != nil {
+	// A demotion moves the epoch: the next page says Stale, Resolve reads
+	// the state (a demoted issuer: 403 for the caller).
+	if _, err := b.DB.ExecContext(ctx, `UPDATE organization_members SET role = 'member' WHERE organization_id = 'org_a' AND user_id = ?`, testenv.OwnerA); err != nil {
 		t.Fatal(err)
 	}
 	pd := pending(t, auth, key)
-	if _, _, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || !pd.Stale() {
-		t.Fatalf("no epoch row: %v, stale %v", err, pd.Stale())
+	if _, got, err := st.CampaignsPage(ctx, "org_a", p, pd); err != nil || got.Len() == 0 || !pd.Stale() {
+		t.Fatalf("campaigns after a demotion: %v %v, stale %v", got, err, pd.Stale())
 	}
-	if _, err := pd.Resolve(ctx); err != nil {
+	if pr, err := pd.Resolve(ctx); err != nil || !errors.Is(pr.Authorize(apikey.ScopeAccountsRead), keys.ErrIssuerNotAdmin) {
+		t.Fatalf("demoted: %+v %v", pr, err)
+	}
+	if _, err := b.DB.ExecContext(ctx, `UPDATE organization_members SET role = 'owner' WHERE organization_id = 'org_a' AND user_id = ?`, testenv.OwnerA); err != nil {
 		t.Fatal(err)
-	}
-	pd = pending(t, auth, key)
-	if pd.Cached() {
-		t.Fatal("remembered with no epoch")
-	}
-	if m, got, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || m != wm || !reflect.DeepEqual(got.Rows(), want.Rows()) {
-		t.Fatalf("state form: %+v %+v %v", m, got, err)
-	}
-	if pr, err := pd.Principal(); err != nil || pr.KeyID != id {
-		t.Fatalf("state form: %+v %v", pr, err)
-	}
-	// An epoch again (a member's role written): the state is remembered
-	// with it.
-	for _, role := range []string{keys.RoleMember, keys.RoleAdmin} {
-		if _, err := b.DB.ExecContext(ctx, `UPDATE organization_members SET role = ? WHERE organization_id = 'org_a' AND user_id = ?`, role, testenv.AdminA); err != nil {
-			t.Fatal(err)
-		}
 	}
 	if _, err := auth.Lookup(ctx, key); err != nil {
 		t.Fatal(err)
 	}
-	pd = pending(t, auth, key)
-	if !pd.Cached() {
-		t.Fatal("not remembered with the new epoch")
-	}
-	if _, got, err := st.CampaignsPage(ctx, "org_a", p, pd); err != nil || got.Len() == 0 {
-		t.Fatalf("campaigns with a prelude: %v %v", got, err)
-	}
-	if _, err := pd.Principal(); err != nil {
-		t.Fatal(err)
-	}
 	from, to := today.AddDate(0, 0, -89).Format(time.DateOnly), today.Format(time.DateOnly)
-	for _, offset := range []int{0, 500} { // the plain and the seek forms
-		pd = pending(t, auth, key)
-		if _, _, err := st.InsightsPage(ctx, "org_a", store.ListParams{Limit: 3, Offset: offset, From: from, To: to}, pd); err != nil {
-			t.Fatalf("insights at offset %d with a prelude: %v", offset, err)
-		}
-		if _, err := pd.Principal(); err != nil {
-			t.Fatalf("insights at offset %d: %v", offset, err)
+	for _, acc := range []string{"", "acc_a1"} {
+		for _, offset := range []int{0, 500} { // the plain and the seek forms
+			pd = pending(t, auth, key)
+			lp := store.ListParams{Limit: 3, Offset: offset, From: from, To: to, AccountID: acc}
+			if _, _, err := st.InsightsPage(ctx, "org_a", lp, pd); err != nil {
+				t.Fatalf("insights %q at offset %d with a prelude: %v", acc, offset, err)
+			}
+			if _, err := pd.Principal(); err != nil {
+				t.Fatalf("insights %q at offset %d: %v", acc, offset, err)
+			}
 		}
 	}
 
-	// Revoked: the next page's own statement says so.
+	// No epoch row: Stale, Resolve answers from the state, and the key is
+	// no longer known (its next request is a Lookup).
+	if _, err := b.DB.ExecContext(ctx, `DELETE FROM key_state_epochs`); err != nil {
+		t.Fatal(err)
+	}
+	pd = pending(t, auth, key)
+	if _, _, err := st.AccountsPage(ctx, "org_a", p, pd); err != nil || !pd.Stale() {
+		t.Fatalf("no epoch row: %v, stale %v", err, pd.Stale())
+	}
+	if pr, err := pd.Resolve(ctx); err != nil || pr.KeyID != id {
+		t.Fatalf("no epoch row: %+v %v", pr, err)
+	}
+	if _, ok := auth.Known(key); ok {
+		t.Fatal("a key read with no epoch is known")
+	}
+	if _, err := b.DB.ExecContext(ctx, `UPDATE developer_keys SET expires_at = expires_at + interval '1 hour' WHERE id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auth.Lookup(ctx, key); err != nil { // an epoch again: known again
+		t.Fatal(err)
+	}
+
+	// Revoked: the next page's round trip says so.
 	if _, err := km.Revoke(ctx, "org_a", testenv.OwnerA, id); err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +168,8 @@ func TestPrelude(t *testing.T) {
 // TestEmptyPageOneConnection: an empty page (its meta read by a second
 // statement) with or without a Prelude uses the page's one connection: a
 // store on a pool of one connection answers it, so a request in flight
-// never holds two (the admission gate counts on one); the key's state
-// comes with the meta.
+// never holds two (the admission gate counts on one); the key's epoch
+// comes with the page.
 func TestEmptyPageOneConnection(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -204,7 +201,7 @@ func TestEmptyPageOneConnection(t *testing.T) {
 			}
 			if keyed {
 				if _, err := pd.Principal(); err != nil {
-					t.Fatalf("%+v: the key's state with the meta: %v", p, err)
+					t.Fatalf("%+v: the key's epoch with an empty page: %v", p, err)
 				}
 			}
 			got.Release()
@@ -217,8 +214,8 @@ func TestEmptyPageOneConnection(t *testing.T) {
 }
 
 // TestRunPrelude: a Prelude run alone (Routed, before a page read on a
-// replica) reads the epoch of the given organization for a remembered key,
-// the state otherwise, and sees a revocation at once.
+// replica: the meta statement) reads the key's organization's epoch and
+// sees a revocation at once.
 func TestRunPrelude(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -230,9 +227,6 @@ func TestRunPrelude(t *testing.T) {
 	defer st.Close()
 	auth, km, key, id := knownKey(t, b, b.Handle)
 	pd := pending(t, auth, key)
-	if !pd.Cached() {
-		t.Fatal("the key's state is not remembered")
-	}
 	if err := st.RunPrelude(ctx, "org_a", pd); err != nil || pd.Stale() {
 		t.Fatalf("epoch alone: %v, stale %v", err, pd.Stale())
 	}
@@ -252,8 +246,9 @@ func TestRunPrelude(t *testing.T) {
 }
 
 // TestNewNeedsTheKeyMigrations: a PostgreSQL database without keys-admin's
-// key-state epochs (its migration not applied) fails New, at start, with an
-// error that says a table is missing, not every request later.
+// key-state epochs (its migration not applied) fails New, at start (its
+// statements read them), with an error that says a table is missing, not
+// every request later.
 func TestNewNeedsTheKeyMigrations(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()

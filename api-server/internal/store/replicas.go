@@ -15,9 +15,9 @@ import (
 
 // Routed sends the snapshot reads (the *Page methods: accounts, campaigns,
 // insights and their meta and counts) to PostgreSQL read replicas, in turn,
-// and everything else to the primary: a key lookup sent with a page (a
-// Prelude) runs on the primary, so a revocation is seen by the next
-// request. A replica is skipped while it is down, is not in
+// and everything else to the primary: the key-state epoch of a request's
+// key (a Prelude) is read on the primary, so a revocation is seen by the
+// next request. A replica is skipped while it is down, is not in
 // recovery, or lags more than MaxLag behind its primary, checked every
 // CheckEvery; a read that fails on a replica (a replica that went down
 // between two checks, a query cancelled by recovery) is read again on the
@@ -74,12 +74,6 @@ type ReplicaStatus struct {
 // lagLogEvery is how often a replica's lag is logged when its state does
 // not change (a change is logged at once).
 const lagLogEvery = time.Minute
-
-// lagQuery measures how far a replica is behind: 0 when it has replayed
-// everything it received, else the age of the last transaction it replayed.
-const lagQuery = `SELECT pg_is_in_recovery(),
-	CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-	     ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END`
 
 // NewRouted returns a store that reads snapshots from opt.URLs when they
 // are healthy and from primary otherwise, and starts checking the replicas
@@ -151,7 +145,7 @@ func (r *Routed) check(ctx context.Context, rp *replica) {
 	if rp.db != nil {
 		var inRecovery bool
 		var secs float64
-		if err := rp.db.Bun.QueryRowContext(ctx, lagQuery).Scan(&inRecovery, &secs); err != nil {
+		if err := rp.db.Bun.QueryRowContext(ctx, qReplicaLag.pg).Scan(&inRecovery, &secs); err != nil {
 			why = "unreachable"
 		} else {
 			lag = time.Duration(secs * float64(time.Second))
@@ -211,12 +205,13 @@ func (r *Routed) pick() (*replica, *Store) {
 
 // routed runs read on a healthy replica, and on the primary when there is
 // none or the replica's read fails for any reason but the caller's context.
-// pre (the key lookup) always runs on the primary: alone before the read
-// when the read goes to a replica, in the read's round trip otherwise.
+// pre's epoch is always read on the primary: by the meta statement alone
+// before the read when the read goes to a replica (runPrelude), by the
+// read's own statement otherwise.
 func routed[T any](ctx context.Context, r *Routed, orgID string, pre Prelude, read func(*Store, Prelude) (Meta, T, error)) (Meta, T, error) {
 	if rp, st := r.pick(); st != nil {
 		if pre != nil {
-			if err := r.primary.RunPrelude(ctx, orgID, pre); err != nil {
+			if err := r.primary.runPrelude(ctx, orgID, pre); err != nil {
 				var zero T
 				return Meta{}, zero, err
 			}

@@ -10,121 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-type queryName int
-
-const (
-	qMeta queryName = iota
-	qMetaAccount
-	qAccounts
-	qAccountsByAccount
-	qCampaigns
-	qCampaignsByAccount
-	qInsights
-	qInsightsSeek
-	qInsightsByAccount
-	qInsightsByAccountSeek
-)
-
-// queryNames name the queries for plan checks (Queries).
-var queryNames = map[queryName]string{
-	qMeta:                  "meta",
-	qMetaAccount:           "meta+account",
-	qAccounts:              "accounts",
-	qAccountsByAccount:     "accounts?accountId",
-	qCampaigns:             "campaigns",
-	qCampaignsByAccount:    "campaigns?accountId",
-	qInsights:              "insights",
-	qInsightsSeek:          "insights (seek)",
-	qInsightsByAccount:     "insights?accountId",
-	qInsightsByAccountSeek: "insights?accountId (seek)",
-}
-
-// pgQueries are the PostgreSQL texts of the queries.
-var pgQueries = map[queryName]string{
-	qMeta:                  `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint`,
-	qMetaAccount:           `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $2)`,
-	qAccounts:              `SELECT id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qAccountsByAccount:     `SELECT id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 AND id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaigns:             `SELECT id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaignsByAccount:    `SELECT id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 AND account_id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qInsights:              `SELECT id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsSeek:          `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_counts WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-	qInsightsByAccount:     `SELECT id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsByAccountSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_account_counts WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-}
-
-// pgPageForms are the PostgreSQL texts the *Page methods run: each list
-// query with the meta columns (data_as_of, account found) first, so that
-// every row of a page carries its meta and a page is one statement.
-var pgPageForms = map[queryName]string{
-	qAccounts:              `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qAccountsByAccount:     `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4), id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 AND id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaigns:             `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaignsByAccount:    `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4), id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 AND account_id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qInsights:              `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsSeek:          `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_counts WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-	qInsightsByAccount:     `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6), id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsByAccountSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_account_counts WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6), i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-}
-
-// pgKeyedForms are the forms the *Page methods run for a request whose key
-// is known (a Prelude): each page form (and each meta query, for an empty
-// page) with the key's state read in the same statement, keys.StateSQL as
-// the CTE key_state, the key's hash its last parameter, and the state columns
-// (keys.StateColumns) after the meta columns.
-var pgKeyedForms = map[queryName]string{
-	qMeta:                  `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $2) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state)`,
-	qMetaAccount:           `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $3) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $2), (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state)`,
-	qAccounts:              `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $4) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qAccountsByAccount:     `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $5) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4), (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 AND id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaigns:             `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $4) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaignsByAccount:    `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $5) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4), (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 AND account_id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qInsights:              `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $6) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsSeek:          `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $6), c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_counts WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-	qInsightsByAccount:     `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $7) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6), (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsByAccountSeek: `WITH key_state AS MATERIALIZED (SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $7), c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_account_counts WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6), (SELECT expires_at FROM key_state), (SELECT revoked_at FROM key_state), (SELECT last_used_at FROM key_state), (SELECT role FROM key_state), (SELECT removed_at FROM key_state), (SELECT epoch FROM key_state), i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-}
-
-// pgEpochForms are the forms the *Page methods run for a request whose
-// key's state is remembered (Prelude.Cached): each page form (and each
-// meta query) with the organization's key-state epoch (keys.EpochSQL on
-// $1) as the one column after the meta columns.
-var pgEpochForms = map[queryName]string{
-	qMeta:                  `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT epoch FROM key_state_epochs WHERE organization_id = $1)`,
-	qMetaAccount:           `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $2), (SELECT epoch FROM key_state_epochs WHERE organization_id = $1)`,
-	qAccounts:              `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qAccountsByAccount:     `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4), (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = $1 AND id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaigns:             `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-	qCampaignsByAccount:    `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4), (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), id, platform_ad_account_id, name, objective, status, effective_status, daily_budget::text, lifetime_budget::text, synced_at, currency, timezone FROM campaigns WHERE organization_id = $1 AND account_id = $4 ORDER BY id LIMIT $2 OFFSET $3`,
-	qInsights:              `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsSeek:          `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_counts WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), 1::bigint, (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-	qInsightsByAccount:     `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6), (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), id, platform_ad_account_id, attribution_window, campaign_id, to_char(date, 'YYYY-MM-DD'), synced_at, currency, timezone, purchase_measurement, spend::text, ctr::text, cpc::text, cpm::text, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date ORDER BY date DESC, id LIMIT $2 OFFSET $3`,
-	qInsightsByAccountSeek: `WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM insights_daily_account_counts WHERE organization_id = $1 AND account_id = $6 AND date >= $4::date AND date <= $5::date), day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), pos AS MATERIALIZED (SELECT date, id FROM insights_daily WHERE organization_id = $1 AND account_id = $6 AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6), (SELECT epoch FROM key_state_epochs WHERE organization_id = $1), i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id, to_char(i.date, 'YYYY-MM-DD'), i.synced_at, i.currency, i.timezone, i.purchase_measurement, i.spend::text, i.ctr::text, i.cpc::text, i.cpm::text, i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas FROM insights_daily AS i WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date AND i.date <= (SELECT date FROM pos) AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2`,
-}
-
-// stateCols is the number of key-state columns of a keyed form.
-const stateCols = 6
-
-// pgKeyState is keys.StateSQL alone, the key's hash as $1 (RunPrelude).
-const pgKeyState = `SELECT k.expires_at, k.revoked_at, k.last_used_at, m.role, m.removed_at, (SELECT e.epoch FROM key_state_epochs AS e WHERE e.organization_id = k.organization_id) AS epoch FROM developer_keys AS k LEFT JOIN organization_members AS m ON m.organization_id = k.organization_id AND m.user_id = k.issuer_user_id WHERE k.key_hash = $1`
-
-// pgEpoch is keys.EpochSQL alone, the organization as $1 (RunPrelude).
-const pgEpoch = `SELECT epoch FROM key_state_epochs WHERE organization_id = $1`
-
-// sqliteQueries are the SQLite texts of the queries (no seek: SQLite reads
-// every page with LIMIT/OFFSET).
-var sqliteQueries = map[queryName]string{
-	qMeta:               `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), 1`,
-	qMetaAccount:        `SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), (SELECT COUNT(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?2)`,
-	qAccounts:           `SELECT id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3`,
-	qAccountsByAccount:  `SELECT id, account_name, currency, timezone, is_active, last_sync_at FROM ad_accounts WHERE organization_id = ?1 AND id = ?4 ORDER BY id LIMIT ?2 OFFSET ?3`,
-	qCampaigns:          `SELECT id, platform_ad_account_id, name, objective, status, effective_status, daily_budget, lifetime_budget, synced_at, currency, timezone FROM campaigns WHERE organization_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3`,
-	qCampaignsByAccount: `SELECT id, platform_ad_account_id, name, objective, status, effective_status, daily_budget, lifetime_budget, synced_at, currency, timezone FROM campaigns WHERE organization_id = ?1 AND account_id = ?4 ORDER BY id LIMIT ?2 OFFSET ?3`,
-	qInsights:           `SELECT id, platform_ad_account_id, attribution_window, campaign_id, date, synced_at, currency, timezone, purchase_measurement, spend, ctr, cpc, cpm, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = ?1 AND date >= ?4 AND date <= ?5 ORDER BY date DESC, id LIMIT ?2 OFFSET ?3`,
-	qInsightsByAccount:  `SELECT id, platform_ad_account_id, attribution_window, campaign_id, date, synced_at, currency, timezone, purchase_measurement, spend, ctr, cpc, cpm, impressions, reach, clicks, purchases, purchase_value, roas FROM insights_daily WHERE organization_id = ?1 AND account_id = ?6 AND date >= ?4 AND date <= ?5 ORDER BY date DESC, id LIMIT ?2 OFFSET ?3`,
-}
-
-// AccountRow is what the accounts query reads.
+// AccountRow is what the accounts statements read.
 type AccountRow struct {
 	ID          string
 	AccountName string
@@ -139,14 +25,22 @@ type AccountPage = Page[AccountRow]
 
 var accountPages = sync.Pool{New: func() any { return &Page[AccountRow]{} }}
 
+// accountCodec reads the AccountRow of a row in each dialect.
+var accountCodec = rowCodec[AccountRow]{decode: decodeAccount, scan: scanAccount}
+
 func newAccountPage(limit int) *Page[AccountRow] {
 	p := accountPages.Get().(*Page[AccountRow])
-	p.init(&accountPages, limit)
+	p.init(&accountPages, &accountCodec, limit)
 	return p
 }
 
-// decodeAccount reads one row from pgx's raw values (the meta columns
-// excluded); its text goes into *arena.
+// accountColumns are the columns that the accounts statements
+// return after their leading ones, in the order decodeAccount and
+// scanAccount read them (TestQueries).
+var accountColumns = []string{"id", "account_name", "currency", "timezone", "is_active", "last_sync_at"}
+
+// decodeAccount reads one row from pgx's raw values (the leading meta
+// columns excluded); its text goes into *arena.
 func decodeAccount(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) (AccountRow, error) {
 	d := rawDecoder{vals: vals, fds: fds, arena: *arena}
 	if len(vals) != 6 || len(fds) != 6 {
@@ -164,7 +58,7 @@ func decodeAccount(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) 
 	return r, d.err
 }
 
-// scanAccount reads one row of the SQLite query.
+// scanAccount reads one row of a SQLite statement.
 func scanAccount(rows *sql.Rows) (AccountRow, error) {
 	var r AccountRow
 	err := rows.Scan(&r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &r.LastSyncAt)
@@ -188,7 +82,7 @@ func (r *AccountRow) appendJSON(a *wirejson.Appender) {
 	a.Raw(`}`)
 }
 
-// CampaignRow is what the campaigns query reads.
+// CampaignRow is what the campaigns statements read.
 type CampaignRow struct {
 	ID                  string
 	PlatformAdAccountID string
@@ -208,14 +102,22 @@ type CampaignPage = Page[CampaignRow]
 
 var campaignPages = sync.Pool{New: func() any { return &Page[CampaignRow]{} }}
 
+// campaignCodec reads the CampaignRow of a row in each dialect.
+var campaignCodec = rowCodec[CampaignRow]{decode: decodeCampaign, scan: scanCampaign}
+
 func newCampaignPage(limit int) *Page[CampaignRow] {
 	p := campaignPages.Get().(*Page[CampaignRow])
-	p.init(&campaignPages, limit)
+	p.init(&campaignPages, &campaignCodec, limit)
 	return p
 }
 
-// decodeCampaign reads one row from pgx's raw values (the meta columns
-// excluded); its text goes into *arena.
+// campaignColumns are the columns that the campaigns statements
+// return after their leading ones, in the order decodeCampaign and
+// scanCampaign read them (TestQueries).
+var campaignColumns = []string{"id", "platform_ad_account_id", "name", "objective", "status", "effective_status", "daily_budget", "lifetime_budget", "synced_at", "currency", "timezone"}
+
+// decodeCampaign reads one row from pgx's raw values (the leading meta
+// columns excluded); its text goes into *arena.
 func decodeCampaign(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) (CampaignRow, error) {
 	d := rawDecoder{vals: vals, fds: fds, arena: *arena}
 	if len(vals) != 11 || len(fds) != 11 {
@@ -238,7 +140,7 @@ func decodeCampaign(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte)
 	return r, d.err
 }
 
-// scanCampaign reads one row of the SQLite query.
+// scanCampaign reads one row of a SQLite statement.
 func scanCampaign(rows *sql.Rows) (CampaignRow, error) {
 	var r CampaignRow
 	err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &r.EffectiveStatus, &r.DailyBudget, &r.LifetimeBudget, &r.SyncedAt, &r.Currency, &r.Timezone)
@@ -272,7 +174,7 @@ func (r *CampaignRow) appendJSON(a *wirejson.Appender) {
 	a.Raw(`}}`)
 }
 
-// InsightRow is what the insights query reads.
+// InsightRow is what the insights statements read.
 type InsightRow struct {
 	ID                  string
 	PlatformAdAccountID string
@@ -300,14 +202,22 @@ type InsightPage = Page[InsightRow]
 
 var insightPages = sync.Pool{New: func() any { return &Page[InsightRow]{} }}
 
+// insightCodec reads the InsightRow of a row in each dialect.
+var insightCodec = rowCodec[InsightRow]{decode: decodeInsight, scan: scanInsight}
+
 func newInsightPage(limit int) *Page[InsightRow] {
 	p := insightPages.Get().(*Page[InsightRow])
-	p.init(&insightPages, limit)
+	p.init(&insightPages, &insightCodec, limit)
 	return p
 }
 
-// decodeInsight reads one row from pgx's raw values (the meta columns
-// excluded); its text goes into *arena.
+// insightColumns are the columns that the insights statements
+// return after their leading ones, in the order decodeInsight and
+// scanInsight read them (TestQueries).
+var insightColumns = []string{"id", "platform_ad_account_id", "attribution_window", "campaign_id", "date", "synced_at", "currency", "timezone", "purchase_measurement", "spend", "ctr", "cpc", "cpm", "impressions", "reach", "clicks", "purchases", "purchase_value", "roas"}
+
+// decodeInsight reads one row from pgx's raw values (the leading meta
+// columns excluded); its text goes into *arena.
 func decodeInsight(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) (InsightRow, error) {
 	d := rawDecoder{vals: vals, fds: fds, arena: *arena}
 	if len(vals) != 19 || len(fds) != 19 {
@@ -338,7 +248,7 @@ func decodeInsight(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) 
 	return r, d.err
 }
 
-// scanInsight reads one row of the SQLite query.
+// scanInsight reads one row of a SQLite statement.
 func scanInsight(rows *sql.Rows) (InsightRow, error) {
 	var r InsightRow
 	err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.AttributionWindow, &r.CampaignID, &r.Date, &r.SyncedAt, &r.Currency, &r.Timezone, &r.PurchaseMeasurement, &r.Spend, &r.CTR, &r.CPC, &r.CPM, &r.Impressions, &r.Reach, &r.Clicks, &r.Purchases, &r.PurchaseValue, &r.ROAS)

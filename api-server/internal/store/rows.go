@@ -1,9 +1,11 @@
 package store
 
 import (
+	"database/sql"
 	"sync"
 
 	"github.com/adsnap/svc/api-server/internal/wirejson"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Page is one page of rows as a *Page method read it. On PostgreSQL the
@@ -18,7 +20,43 @@ type Page[R any] struct {
 	rows     []R
 	arena    []byte
 	pool     *sync.Pool
+	codec    *rowCodec[R]
 	released bool
+}
+
+// rowCodec reads a row of R in each dialect: decode from pgx's raw values
+// (rawDecoder, its text into the page's arena), scan from database/sql
+// (SQLite). resources_gen.go declares one per resource.
+type rowCodec[R any] struct {
+	decode func(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) (R, error)
+	scan   func(*sql.Rows) (R, error)
+}
+
+// rowSink takes the rows of a page as a reader reads them: *Page[R] of a
+// pooled page (newAccountPage, …).
+type rowSink interface {
+	// pgRow appends the row of pgx's raw values (its page columns only).
+	pgRow(vals [][]byte, fds []pgconn.FieldDescription) error
+	// sqlRow appends the current row of rows.
+	sqlRow(rows *sql.Rows) error
+}
+
+func (p *Page[R]) pgRow(vals [][]byte, fds []pgconn.FieldDescription) error {
+	r, err := p.codec.decode(vals, fds, &p.arena)
+	if err != nil {
+		return err
+	}
+	p.rows = append(p.rows, r)
+	return nil
+}
+
+func (p *Page[R]) sqlRow(rows *sql.Rows) error {
+	r, err := p.codec.scan(rows)
+	if err != nil {
+		return err
+	}
+	p.rows = append(p.rows, r)
+	return nil
 }
 
 // PageOf returns a page of rows that the caller made (tests, doubles);
@@ -28,8 +66,8 @@ func PageOf[R any](rows []R) *Page[R] { return &Page[R]{rows: rows} }
 // poisonReleased, set by tests, overwrites an arena on release.
 var poisonReleased bool
 
-func (p *Page[R]) init(pool *sync.Pool, limit int) {
-	p.pool, p.released = pool, false
+func (p *Page[R]) init(pool *sync.Pool, codec *rowCodec[R], limit int) {
+	p.pool, p.codec, p.released = pool, codec, false
 	p.rows, p.arena = p.rows[:0], p.arena[:0]
 	if cap(p.rows) < limit {
 		p.rows = make([]R, 0, limit)

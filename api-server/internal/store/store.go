@@ -34,77 +34,61 @@ type Meta struct {
 	AccountFound bool
 }
 
-// Store runs the API's read queries. Every query is scoped by organization
-// and served by an index range scan on (organization_id, …).
+// Store runs the API's read statements (queries/). Every page and meta
+// statement is scoped by organization and served by an index range scan on
+// (organization_id, …) (TestPlans).
 type Store struct {
 	db   *sql.DB
-	pool *pgxpool.Pool // PostgreSQL: the *Page statements go through pgx; nil on SQLite
+	pool *pgxpool.Pool // PostgreSQL: pages are read through pgx; nil on SQLite
 	r    reader
-	// stmts are the plain queries of the database's dialect, prepared:
-	// SQLite's pages, the meta of PostgreSQL's empty pages (pgPage), and
-	// tests.
-	stmts map[queryName]*sql.Stmt
+	// stmts are SQLite's statements, prepared (nil on PostgreSQL, where
+	// pgx prepares each statement once per connection).
+	stmts map[*statement]*sql.Stmt
 }
 
-// seekFrom is the least offset from which an insights page is read with a
-// seek on PostgreSQL (pgQueries); below it the plain LIMIT/OFFSET costs
-// less than the seek's extra index probe and init plans.
+// reader reads pages in one database's dialect: pgReader (read_pg.go: one
+// statement, its meta and a Prelude's epoch in its leading columns, rows
+// decoded from pgx's raw values) and sqliteReader (read_sqlite.go: the meta
+// statement, then the page's; no Prelude).
+type reader interface {
+	// page reads q with args into out, and the meta of orgID (and of
+	// accountID, when not empty) with it.
+	page(ctx context.Context, q *statement, args []any, orgID, accountID string, pre Prelude, out rowSink) (Meta, error)
+}
+
+// seekFrom is the least offset from which an insights page is read with
+// the seek on PostgreSQL (insights_seek.sql); below it the plain
+// LIMIT/OFFSET costs less than the seek's extra index probe and init plans.
 const seekFrom = 64
 
-// Insights pages from offset seekFrom on are positioned without walking the
-// rows before them (qInsightsSeek, qInsightsByAccountSeek, PostgreSQL only).
-// The day counts kept by triggers (migration
-// 20261121140000_insights_day_counts) give, by a running sum over at most
-// 90 days, the day on which the requested offset falls and how many of that
-// day's rows come before it; the row at the offset is then found among that
-// day's rows only, by an index-only scan of a key index, and the page is
-// read from that row on by a range scan of the covering index. A plain
-// LIMIT/OFFSET walks every row before the offset and evaluates every
-// returned column (to_char, numeric::text, …) of each: at offset 10000 that
-// is ~11 ms of PostgreSQL time, against a cost that does not depend on the
-// offset or the table's size here (api-server/README.md, Performance). The
-// result is the same page: the rows at or after (date DESC, id) position $3
-// of the window.
-
-// metaCols is the number of meta columns that the page forms
-// (pgPageForms) put first.
-const metaCols = 2
-
-// pgForm returns the PostgreSQL text of a query.
-func pgForm(name queryName) string { return pgQueries[name] }
-
-// New prepares the read queries on db (the texts of its dialect,
-// resources_gen.go). Close releases them. On PostgreSQL the pages are read
-// through db.Pool.
+// New checks the read statements of db's dialect (queries/) against db and,
+// on SQLite, prepares them, so that a database that lacks a migration (the
+// api-server's, or keys-admin's key-state epochs, which the PostgreSQL
+// statements read) fails here, at start, not on every request. Close
+// releases what New prepared.
 func New(ctx context.Context, db *database.DB) (*Store, error) {
-	s := &Store{db: db.Bun.DB, pool: db.Pool}
-	texts := sqliteQueries
-	s.r = sqliteReader{s}
-	if db.IsPostgres() {
-		texts, s.r = pgQueries, pgReader{s}
+	pg := db.IsPostgres()
+	s := &Store{db: db.Bun.DB, pool: db.Pool, r: sqliteReader{}}
+	if pg {
+		s.r = pgReader{db.Pool}
+	} else {
+		s.stmts = make(map[*statement]*sql.Stmt, len(statements))
+		s.r = sqliteReader{s.stmts}
 	}
-	s.stmts = make(map[queryName]*sql.Stmt, len(texts))
-	for name, q := range texts {
-		st, err := s.db.PrepareContext(ctx, q)
+	for _, q := range statements {
+		text := q.text(pg)
+		if text == "" {
+			continue
+		}
+		st, err := s.db.PrepareContext(ctx, text)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("prepare query %s: %w", queryNames[name], err)
+			return nil, fmt.Errorf("prepare statement %s: %w", q.name, err)
 		}
-		s.stmts[name] = st
-	}
-	if db.IsPostgres() {
-		// The request path's forms read keys-admin's tables too (the key's
-		// state, its organization's epoch): a database that lacks one of
-		// their migrations fails here, at start, not on every request.
-		for _, forms := range []map[queryName]string{pgKeyedForms, pgEpochForms} {
-			for name, q := range forms {
-				st, err := s.db.PrepareContext(ctx, q)
-				if err != nil {
-					s.Close()
-					return nil, fmt.Errorf("prepare query %s: %w", queryNames[name], err)
-				}
-				_ = st.Close()
-			}
+		if pg {
+			_ = st.Close()
+		} else {
+			s.stmts[q] = st
 		}
 	}
 	return s, nil
@@ -120,87 +104,62 @@ func (s *Store) Close() {
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
-// Meta returns the organization's snapshot time and whether accountID (if
-// not empty) is one of its accounts, in one round trip.
-func (s *Store) Meta(ctx context.Context, orgID, accountID string) (Meta, error) {
-	var (
-		m     Meta
-		asOf  NullTime
-		count int64
-		err   error
-	)
-	if accountID == "" {
-		err = s.stmts[qMeta].QueryRowContext(ctx, orgID).Scan(&asOf, &count)
-	} else {
-		err = s.stmts[qMetaAccount].QueryRowContext(ctx, orgID, accountID).Scan(&asOf, &count)
-	}
-	if err != nil {
-		return m, fmt.Errorf("read snapshot meta: %w", err)
-	}
-	m.DataAsOf = asOf.Time
-	m.AccountFound = count > 0
-	return m, nil
-}
-
-// Accounts returns a page of the organization's accounts ordered by id,
-// by the plain query (SQLite's pages, and tests).
-func (s *Store) Accounts(ctx context.Context, orgID string, p ListParams) (*AccountPage, error) {
+// AccountsPage returns the organization's meta and a page of its accounts,
+// ordered by id. On PostgreSQL both come from one statement, which also
+// reads pre's key-state epoch (pre, if not nil; only on PostgreSQL). The caller
+// releases the page (Page.Release) once it has encoded it; when the
+// account asked for is not the organization's (Meta.AccountFound false),
+// the page may be nil.
+func (s *Store) AccountsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *AccountPage, error) {
 	q, args := qAccounts, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qAccountsByAccount, append(args, p.AccountID)
 	}
-	out := newAccountPage(p.Limit)
-	if err := scanRows(ctx, s.stmts[q], args, out, scanAccount); err != nil {
-		out.Release()
-		return nil, fmt.Errorf("list accounts: %w", err)
-	}
-	return out, nil
+	return readPage(ctx, s, "list accounts", q, args, orgID, p.AccountID, pre, newAccountPage(p.Limit))
 }
 
-// Campaigns returns a page of the organization's campaigns ordered by id.
-func (s *Store) Campaigns(ctx context.Context, orgID string, p ListParams) (*CampaignPage, error) {
+// CampaignsPage is AccountsPage for campaigns, ordered by id.
+func (s *Store) CampaignsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *CampaignPage, error) {
 	q, args := qCampaigns, []any{orgID, p.Limit, p.Offset}
 	if p.AccountID != "" {
 		q, args = qCampaignsByAccount, append(args, p.AccountID)
 	}
-	out := newCampaignPage(p.Limit)
-	if err := scanRows(ctx, s.stmts[q], args, out, scanCampaign); err != nil {
-		out.Release()
-		return nil, fmt.Errorf("list campaigns: %w", err)
-	}
-	return out, nil
+	return readPage(ctx, s, "list campaigns", q, args, orgID, p.AccountID, pre, newCampaignPage(p.Limit))
 }
 
-// Insights returns a page of the organization's daily insights between
-// p.From and p.To, ordered by date descending, then id.
-func (s *Store) Insights(ctx context.Context, orgID string, p ListParams) (*InsightPage, error) {
+// InsightsPage is AccountsPage for the daily insights dated p.From to p.To,
+// ordered by date descending, then id. On PostgreSQL pages from offset
+// seekFrom on are read with the seek.
+func (s *Store) InsightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude) (Meta, *InsightPage, error) {
+	return s.insightsPage(ctx, orgID, p, pre, seekFrom)
+}
+
+// insightsPage is InsightsPage with the seek from offset seek on.
+func (s *Store) insightsPage(ctx context.Context, orgID string, p ListParams, pre Prelude, seek int) (Meta, *InsightPage, error) {
+	deep := s.pool != nil && p.Offset >= seek // the seek is PostgreSQL's
 	q, args := qInsights, []any{orgID, p.Limit, p.Offset, p.From, p.To}
+	if deep {
+		q = qInsightsSeek
+	}
 	if p.AccountID != "" {
 		q, args = qInsightsByAccount, append(args, p.AccountID)
+		if deep {
+			q = qInsightsByAccountSeek
+		}
 	}
-	out := newInsightPage(p.Limit)
-	if err := scanRows(ctx, s.stmts[q], args, out, scanInsight); err != nil {
-		out.Release()
-		return nil, fmt.Errorf("list insights: %w", err)
-	}
-	return out, nil
+	return readPage(ctx, s, "list insights", q, args, orgID, p.AccountID, pre, newInsightPage(p.Limit))
 }
 
-// scanRows runs a prepared query and appends its rows to out.
-func scanRows[R any](ctx context.Context, st *sql.Stmt, args []any, out *Page[R], scan func(*sql.Rows) (R, error)) error {
-	rows, err := st.QueryContext(ctx, args...)
+// readPage reads q into out with the store's reader; what names the read
+// in errors. On error out is released.
+func readPage[R any](ctx context.Context, s *Store, what string, q *statement, args []any, orgID, accountID string,
+	pre Prelude, out *Page[R]) (Meta, *Page[R], error) {
+	m, err := s.r.page(ctx, q, args, orgID, accountID, pre, out)
 	if err != nil {
-		return err
+		out.Release()
+		return m, nil, fmt.Errorf("%s: %w", what, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := scan(rows)
-		if err != nil {
-			return err
-		}
-		out.rows = append(out.rows, r)
-	}
-	return rows.Err()
+	return m, out, nil
 }
 
 // NullTime scans a nullable time stored as timestamptz (PostgreSQL) or as
@@ -238,22 +197,4 @@ func (n *NullTime) parse(s string) error {
 		}
 	}
 	return errors.New("scan time: unrecognized time text")
-}
-
-// Queries returns the read queries as PostgreSQL runs them (the list
-// queries in their meta form), by name, and their epoch forms (the request
-// path's, for a key whose state is remembered) as "<name> +epoch": the same
-// parameters; for plan checks.
-func Queries() map[string]string {
-	out := make(map[string]string, 2*len(queryNames))
-	for k, name := range queryNames {
-		out[name] = pgQueries[k]
-		if q, ok := pgPageForms[k]; ok {
-			out[name] = q
-		}
-		if q, ok := pgEpochForms[k]; ok {
-			out[name+" +epoch"] = q
-		}
-	}
-	return out
 }

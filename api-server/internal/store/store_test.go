@@ -13,8 +13,12 @@ import (
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 )
 
-// TestPlans checks on PostgreSQL that every list query at offset 10000 is
-// an index range scan scoped by organization: no sequential scan, no sort.
+// TestPlans checks on PostgreSQL the plans of every statement the store
+// runs there (queries/postgres), custom and generic: each page statement
+// at the deepest offset it runs at (10000; 63 for the plain insights
+// statements, which serve offsets below seekFrom), and each meta
+// statement, is an index range scan scoped by organization (no sequential
+// scan, no sort); the replica check reads no table.
 func TestPlans(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -54,25 +58,33 @@ func TestPlans(t *testing.T) {
 	}
 	from := time.Now().UTC().AddDate(0, 0, -89).Format(time.DateOnly)
 	to := time.Now().UTC().Format(time.DateOnly)
-	for name, q := range store.Queries() {
-		var args []any
-		switch base := strings.TrimSuffix(name, " +epoch"); {
-		case base == "meta":
-			args = []any{"org_a"}
-		case base == "meta+account":
-			args = []any{"org_a", "acc_a1"}
-		case strings.HasPrefix(name, "insights"):
-			args = []any{"org_a", 101, 10000, from, to}
-		default: // accounts, campaigns
-			args = []any{"org_a", 101, 10000}
+	// The arguments of each statement, by name: the deepest offset it runs
+	// at (10000; the plain insights statements run below SeekFrom).
+	page, window := []any{"org_a", 101, 10000}, []any{"org_a", 101, 10000, from, to}
+	shallow := []any{"org_a", 101, store.SeekFrom - 1, from, to}
+	planArgs := map[string][]any{
+		"meta": {"org_a"}, "meta_by_account": {"org_a", "acc_a1"},
+		"accounts": page, "accounts_by_account": append(page, "acc_a1"),
+		"campaigns": page, "campaigns_by_account": append(page, "acc_a1"),
+		"insights": shallow, "insights_by_account": append(shallow, "acc_a1"),
+		"insights_seek": window, "insights_by_account_seek": append(window, "acc_a1"),
+		"replica_lag": nil, // reads no table: its plan is a Result
+	}
+	n := 0
+	for _, st := range store.Statements() {
+		if st.PG == "" {
+			continue
 		}
-		if strings.Contains(name, "?accountId") {
-			args = append(args, "acc_a1")
+		n++
+		args, ok := planArgs[st.Name]
+		if !ok {
+			t.Errorf("statement %s has no plan-check arguments: add them to planArgs", st.Name)
+			continue
 		}
-		// The plan for these parameters (a custom plan), then the generic
+		// The plan for these arguments (a custom plan), then the generic
 		// plan that serve runs (plan_cache_mode=force_generic_plan, on a
 		// statement prepared on a connection of its own).
-		custom := explain(t, b.DB.DB, "", "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+		custom := explain(t, b.DB.DB, "", "EXPLAIN (ANALYZE, BUFFERS) "+st.PG, args...)
 		lits := make([]string, len(args))
 		for i, a := range args {
 			if s, ok := a.(string); ok {
@@ -81,13 +93,23 @@ func TestPlans(t *testing.T) {
 				lits[i] = fmt.Sprint(a)
 			}
 		}
-		generic := explain(t, b.DB.DB, q, "EXPLAIN (ANALYZE, BUFFERS) EXECUTE q("+strings.Join(lits, ", ")+")")
+		execute := "EXPLAIN (ANALYZE, BUFFERS) EXECUTE q"
+		if len(lits) > 0 {
+			execute += "(" + strings.Join(lits, ", ") + ")"
+		}
+		generic := explain(t, b.DB.DB, st.PG, execute)
 		for kind, p := range map[string]string{"custom": custom, "generic": generic} {
-			if strings.Contains(p, "Seq Scan") || strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
-				t.Errorf("%s, %s plan: not an index range scan:\n%s", name, kind, p)
+			switch {
+			case args == nil && (strings.Contains(p, "Scan") || !strings.Contains(p, "Result")):
+				t.Errorf("%s, %s plan: reads a table:\n%s", st.Name, kind, p)
+			case args != nil && (strings.Contains(p, "Seq Scan") || strings.Contains(p, "Sort") || !strings.Contains(p, "Index")):
+				t.Errorf("%s, %s plan: not an index range scan:\n%s", st.Name, kind, p)
 			}
 		}
-		t.Logf("%s:\n%s\ngeneric:\n%s", name, custom, generic)
+		t.Logf("%s:\n%s\ngeneric:\n%s", st.Name, custom, generic)
+	}
+	if n < len(planArgs) {
+		t.Errorf("%d PostgreSQL statements checked, want %d", n, len(planArgs))
 	}
 }
 

@@ -3,6 +3,14 @@
 // snapshot (-target snapshot). Its output is committed; TestGenerated (in
 // store) fails when it is stale.
 //
+// For store it writes, per resource, the row struct, its pooled page, its
+// decoder from pgx's raw values, its database/sql scan and its JSON
+// encoder: the code that reads and writes rows, never a statement (the
+// statements are the files of store/queries/; TestQueries checks that
+// their columns are the ones these decoders read). For snapshot it writes
+// the document's insight struct, its validation and the import's column
+// lists.
+//
 //	go run ./gen -target store -o resources_gen.go
 package main
 
@@ -16,7 +24,6 @@ import (
 	"text/template"
 
 	"github.com/adsnap/svc/api-server/internal/store/schema"
-	"github.com/adsnap/svc/keys-admin/keys"
 )
 
 func main() {
@@ -50,10 +57,6 @@ func Generate(target string) ([]byte, error) {
 			rs = append(rs, v)
 		}
 		data["Resources"] = rs
-		data["Queries"] = queries(rs)
-		data["StateCols"] = len(keys.StateColumns)
-		data["KeyState"] = fmt.Sprintf(keys.StateSQL, 1)
-		data["Epoch"] = fmt.Sprintf(keys.EpochSQL, 1)
 	case "snapshot":
 		t = snapshotTmpl
 		v, err := view(schema.Insight)
@@ -79,14 +82,14 @@ func Generate(target string) ([]byte, error) {
 type resource struct {
 	schema.Resource
 	Plural  string
-	Read    []field // the fields the read query selects, in order
+	Read    []field // the fields the read statements select, in order
 	Doc     []field // the document's fields
 	Checked []field // the document fields the generated validation checks
 }
 
 type field struct {
 	schema.Field
-	Index   int    // column index in the read query (after the meta columns)
+	Index   int    // column index in the read statements (after the leading meta columns)
 	RowType string // Go type in the row struct
 	DocType string // Go type in the document struct
 	Decode  string // pgx raw decoder call
@@ -198,171 +201,6 @@ func docType(f schema.Field) (typ, stage string, err error) {
 	return "", "", fmt.Errorf("no document form for type %d", f.Type)
 }
 
-// selectList is the read query's select list; prefix qualifies the columns.
-func selectList(r *resource, pg bool, prefix string) string {
-	cols := make([]string, len(r.Read))
-	for i, f := range r.Read {
-		expr := "%s"
-		switch {
-		case pg && f.PG != "":
-			expr = f.PG
-		case !pg && f.SQLite != "":
-			expr = f.SQLite
-		case pg && f.Type == schema.Decimal:
-			expr = "%s::text"
-		case pg && f.Type == schema.Date:
-			expr = "to_char(%s, 'YYYY-MM-DD')"
-		}
-		cols[i] = fmt.Sprintf(expr, prefix+f.Column)
-	}
-	return strings.Join(cols, ", ")
-}
-
-// query is one generated statement.
-type query struct {
-	Name, Label        string
-	PG, PGPage, SQLite string // SQLite "": PostgreSQL only
-	// PGKeyed is PGPage (PG for the meta queries) with a known key's state
-	// read in the same statement: keys.StateSQL as the CTE key_state, its hash the
-	// statement's last parameter, and keys.StateColumns after the meta
-	// columns.
-	PGKeyed string
-	// PGEpoch is PGPage (PG for the meta queries) for a known key whose
-	// state is remembered: its organization's key-state epoch
-	// (keys.EpochSQL, on $1) as the one column after the meta columns.
-	PGEpoch string
-}
-
-// keyed returns the keyed form of a statement: with, the statement's own
-// WITH list ("" when none, else "WITH …" up to its SELECT), sel the rest
-// after "SELECT " + meta, params the number of its parameters.
-func keyed(with, meta, sel string, params int) string {
-	cte := "WITH key_state AS MATERIALIZED (" + fmt.Sprintf(keys.StateSQL, params+1) + ")"
-	if with != "" {
-		cte += ", " + strings.TrimPrefix(with, "WITH ")
-	} else {
-		cte += " "
-	}
-	cols := make([]string, len(keys.StateColumns))
-	for i, c := range keys.StateColumns {
-		cols[i] = "(SELECT " + c + " FROM key_state)"
-	}
-	state := strings.Join(cols, ", ")
-	if sel != "" {
-		state += ", "
-	}
-	return cte + "SELECT " + meta + state + sel
-}
-
-// epoch returns the epoch form of a statement, keyed's arguments but
-// params.
-func epoch(with, meta, sel string) string {
-	if with != "" {
-		with += " "
-	}
-	col := "(" + fmt.Sprintf(keys.EpochSQL, 1) + ")"
-	if sel != "" {
-		col += ", "
-	}
-	return with + "SELECT " + meta + col + sel
-}
-
-const (
-	metaAsOf       = "(SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1)"
-	metaFoundCount = "(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = $1 AND id = $%d)"
-)
-
-func queries(rs []*resource) []query {
-	out := []query{
-		{Name: "qMeta", Label: "meta", PG: "SELECT " + metaAsOf + ", 1::bigint",
-			PGKeyed: keyed("", metaAsOf+", 1::bigint, ", "", 1),
-			PGEpoch: epoch("", metaAsOf+", 1::bigint, ", ""),
-			SQLite:  "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), 1"},
-		{Name: "qMetaAccount", Label: "meta+account", PG: "SELECT " + metaAsOf + ", " + fmt.Sprintf(metaFoundCount, 2),
-			PGKeyed: keyed("", metaAsOf+", "+fmt.Sprintf(metaFoundCount, 2)+", ", "", 2),
-			PGEpoch: epoch("", metaAsOf+", "+fmt.Sprintf(metaFoundCount, 2)+", ", ""),
-			SQLite: "SELECT (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1), " +
-				"(SELECT COUNT(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?2)"},
-	}
-	for _, r := range rs {
-		lower := strings.ToLower(r.Plural)
-		for _, byAccount := range []bool{false, true} {
-			acc := 4
-			if r.Window {
-				acc = 6
-			}
-			params := acc - 1 // $1 organization, $2 limit, $3 offset (, $4 from, $5 to)
-			if byAccount {
-				params = acc
-			}
-			name, label := "q"+r.Plural, lower
-			meta := metaAsOf + ", 1::bigint, "
-			if byAccount {
-				name, label = name+"ByAccount", label+"?accountId"
-				meta = metaAsOf + ", " + fmt.Sprintf(metaFoundCount, acc) + ", "
-			}
-			where := func(pg bool, prefix string) string {
-				ph := func(n int) string {
-					if pg {
-						return fmt.Sprintf("$%d", n)
-					}
-					return fmt.Sprintf("?%d", n)
-				}
-				cast := ""
-				if pg {
-					cast = "::date"
-				}
-				w := prefix + "organization_id = " + ph(1)
-				if byAccount {
-					w += " AND " + prefix + r.AccountColumn + " = " + ph(acc)
-				}
-				if r.Window {
-					w += " AND " + prefix + "date >= " + ph(4) + cast + " AND " + prefix + "date <= " + ph(5) + cast
-				}
-				return w
-			}
-			tail := func(pg bool) string {
-				if pg {
-					return " ORDER BY " + r.Order + " LIMIT $2 OFFSET $3"
-				}
-				return " ORDER BY " + r.Order + " LIMIT ?2 OFFSET ?3"
-			}
-			from := " FROM " + r.Table + " WHERE "
-			out = append(out, query{Name: name, Label: label,
-				PG:      "SELECT " + selectList(r, true, "") + from + where(true, "") + tail(true),
-				PGPage:  "SELECT " + meta + selectList(r, true, "") + from + where(true, "") + tail(true),
-				PGKeyed: keyed("", meta, selectList(r, true, "")+from+where(true, "")+tail(true), params),
-				PGEpoch: epoch("", meta, selectList(r, true, "")+from+where(true, "")+tail(true)),
-				SQLite:  "SELECT " + selectList(r, false, "") + from + where(false, "") + tail(false)})
-			if !r.Seek {
-				continue
-			}
-			// The seek (store.go, seekFrom): the day counts give the day of
-			// the offset and the rows before it on that day; the page is
-			// read from that row on.
-			counts, accWhere := r.Table+"_counts", ""
-			if byAccount {
-				counts = r.Table + "_account_counts"
-				accWhere = fmt.Sprintf(" AND account_id = $%d", acc)
-			}
-			cte := "WITH c AS (SELECT date, n, sum(n) OVER (ORDER BY date DESC) AS upto FROM " + counts +
-				" WHERE organization_id = $1" + accWhere + " AND date >= $4::date AND date <= $5::date), " +
-				"day AS MATERIALIZED (SELECT date, ($3 - (upto - n))::bigint AS skip FROM c WHERE upto > $3 ORDER BY date DESC LIMIT 1), " +
-				"pos AS MATERIALIZED (SELECT date, id FROM " + r.Table + " WHERE organization_id = $1" + accWhere +
-				" AND date = (SELECT date FROM day) ORDER BY id LIMIT 1 OFFSET (SELECT skip FROM day)) "
-			seekWhere := " FROM " + r.Table + " AS i WHERE i.organization_id = $1" + strings.ReplaceAll(accWhere, "account_id", "i.account_id") +
-				" AND i.date >= $4::date AND i.date <= (SELECT date FROM pos)" +
-				" AND (i.date < (SELECT date FROM pos) OR i.id >= (SELECT id FROM pos)) ORDER BY i.date DESC, i.id LIMIT $2"
-			out = append(out, query{Name: name + "Seek", Label: label + " (seek)",
-				PG:      cte + "SELECT " + selectList(r, true, "i.") + seekWhere,
-				PGPage:  cte + "SELECT " + meta + selectList(r, true, "i.") + seekWhere,
-				PGKeyed: keyed(cte, meta, selectList(r, true, "i.")+seekWhere, params),
-				PGEpoch: epoch(strings.TrimSuffix(cte, " "), meta, selectList(r, true, "i.")+seekWhere)})
-		}
-	}
-	return out
-}
-
 var funcs = template.FuncMap{
 	"bq":    func(s string) string { return "`" + s + "`" },
 	"lower": strings.ToLower,
@@ -390,76 +228,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-type queryName int
-
-const (
-{{- range $i, $q := .Queries}}
-	{{$q.Name}}{{if eq $i 0}} queryName = iota{{end}}
-{{- end}}
-)
-
-// queryNames name the queries for plan checks (Queries).
-var queryNames = map[queryName]string{
-{{- range .Queries}}
-	{{.Name}}: {{quote .Label}},
-{{- end}}
-}
-
-// pgQueries are the PostgreSQL texts of the queries.
-var pgQueries = map[queryName]string{
-{{- range .Queries}}
-	{{.Name}}: {{bq .PG}},
-{{- end}}
-}
-
-// pgPageForms are the PostgreSQL texts the *Page methods run: each list
-// query with the meta columns (data_as_of, account found) first, so that
-// every row of a page carries its meta and a page is one statement.
-var pgPageForms = map[queryName]string{
-{{- range .Queries}}{{if .PGPage}}
-	{{.Name}}: {{bq .PGPage}},
-{{- end}}{{end}}
-}
-
-// pgKeyedForms are the forms the *Page methods run for a request whose key
-// is known (a Prelude): each page form (and each meta query, for an empty
-// page) with the key's state read in the same statement, keys.StateSQL as
-// the CTE key_state, the key's hash its last parameter, and the state columns
-// (keys.StateColumns) after the meta columns.
-var pgKeyedForms = map[queryName]string{
-{{- range .Queries}}{{if .PGKeyed}}
-	{{.Name}}: {{bq .PGKeyed}},
-{{- end}}{{end}}
-}
-
-// pgEpochForms are the forms the *Page methods run for a request whose
-// key's state is remembered (Prelude.Cached): each page form (and each
-// meta query) with the organization's key-state epoch (keys.EpochSQL on
-// $1) as the one column after the meta columns.
-var pgEpochForms = map[queryName]string{
-{{- range .Queries}}{{if .PGEpoch}}
-	{{.Name}}: {{bq .PGEpoch}},
-{{- end}}{{end}}
-}
-
-// stateCols is the number of key-state columns of a keyed form.
-const stateCols = {{.StateCols}}
-
-// pgKeyState is keys.StateSQL alone, the key's hash as $1 (RunPrelude).
-const pgKeyState = {{bq .KeyState}}
-
-// pgEpoch is keys.EpochSQL alone, the organization as $1 (RunPrelude).
-const pgEpoch = {{bq .Epoch}}
-
-// sqliteQueries are the SQLite texts of the queries (no seek: SQLite reads
-// every page with LIMIT/OFFSET).
-var sqliteQueries = map[queryName]string{
-{{- range .Queries}}{{if .SQLite}}
-	{{.Name}}: {{bq .SQLite}},
-{{- end}}{{end}}
-}
 {{range $r := .Resources}}
-// {{$r.Name}}Row is what the {{lower $r.Plural}} query reads.
+// {{$r.Name}}Row is what the {{lower $r.Plural}} statements read.
 type {{$r.Name}}Row struct {
 {{- range $r.Read}}
 	{{.Go}} {{.RowType}}
@@ -471,14 +241,22 @@ type {{$r.Name}}Page = Page[{{$r.Name}}Row]
 
 var {{lower $r.Name}}Pages = sync.Pool{New: func() any { return &Page[{{$r.Name}}Row]{} }}
 
+// {{lower $r.Name}}Codec reads the {{$r.Name}}Row of a row in each dialect.
+var {{lower $r.Name}}Codec = rowCodec[{{$r.Name}}Row]{decode: decode{{$r.Name}}, scan: scan{{$r.Name}}}
+
 func new{{$r.Name}}Page(limit int) *Page[{{$r.Name}}Row] {
 	p := {{lower $r.Name}}Pages.Get().(*Page[{{$r.Name}}Row])
-	p.init(&{{lower $r.Name}}Pages, limit)
+	p.init(&{{lower $r.Name}}Pages, &{{lower $r.Name}}Codec, limit)
 	return p
 }
 
-// decode{{$r.Name}} reads one row from pgx's raw values (the meta columns
-// excluded); its text goes into *arena.
+// {{lower $r.Name}}Columns are the columns that the {{lower $r.Plural}} statements
+// return after their leading ones, in the order decode{{$r.Name}} and
+// scan{{$r.Name}} read them (TestQueries).
+var {{lower $r.Name}}Columns = []string{ {{range $i, $f := $r.Read}}{{if $i}}, {{end}}{{quote $f.Column}}{{end}} }
+
+// decode{{$r.Name}} reads one row from pgx's raw values (the leading meta
+// columns excluded); its text goes into *arena.
 func decode{{$r.Name}}(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) ({{$r.Name}}Row, error) {
 	d := rawDecoder{vals: vals, fds: fds, arena: *arena}
 	if len(vals) != {{len $r.Read}} || len(fds) != {{len $r.Read}} {
@@ -493,7 +271,7 @@ func decode{{$r.Name}}(vals [][]byte, fds []pgconn.FieldDescription, arena *[]by
 	return r, d.err
 }
 
-// scan{{$r.Name}} reads one row of the SQLite query.
+// scan{{$r.Name}} reads one row of a SQLite statement.
 func scan{{$r.Name}}(rows *sql.Rows) ({{$r.Name}}Row, error) {
 	var r {{$r.Name}}Row
 	err := rows.Scan({{range $i, $f := $r.Read}}{{if $i}}, {{end}}&r.{{$f.Go}}{{end}})

@@ -1,10 +1,12 @@
 // Package schema declares the API's resources (SPEC §2) once: for each field
-// its wire (JSON) name, type, nullability, column, per-dialect select
-// expression, and what the snapshot import needs (whether the document
-// carries it, how it is validated). `go generate` in store and snapshot
-// writes from it the select lists, the pgx and SQLite row decoders, the
-// JSON encoder, the document struct, its validation and the import's column
-// lists (store/gen). Nothing reads it at run time.
+// its wire (JSON) name, type, nullability, column, and what the snapshot
+// import needs (whether the document carries it, how it is validated).
+// `go generate` in store and snapshot writes from it the row structs, the
+// pgx and SQLite row decoders, the JSON encoder, the document struct, its
+// validation and the import's column lists (store/gen). The statements
+// that read the rows are SQL files (store/queries); store's TestQueries
+// checks that they return the declared columns, in order. Nothing reads
+// this package at run time.
 package schema
 
 // Type is a field's kind of value.
@@ -58,12 +60,10 @@ type Field struct {
 	// Null: the value may be absent (JSON null).
 	Null bool
 	// Column is the table column ("" for a document field the import
-	// writes by hand, as accountId is account_id, with its organization).
+	// writes by hand, as accountId is account_id, with its organization),
+	// and the name of the column the read statements return for it.
 	Column string
-	// PG and SQLite are the select expressions when not the bare column; %s
-	// is the (qualified) column.
-	PG, SQLite string
-	// Read: the read query selects it and the API returns it.
+	// Read: the read statements select it and the API returns it.
 	Read bool
 	// Group is the JSON object the field is returned in ("" for the top level).
 	Group string
@@ -82,14 +82,8 @@ type Field struct {
 type Resource struct {
 	// Name is the Go name (Account: AccountRow, …).
 	Name string
-	// Table is the table read; AccountColumn filters it by accountId.
-	Table, AccountColumn string
-	// Order is the page order (SQL).
-	Order string
-	// Window: rows carry a date bounded by from and to.
-	Window bool
-	// Seek: deep pages are positioned by the day counts (PostgreSQL).
-	Seek bool
+	// Table is the table its rows are stored in.
+	Table string
 	// Measurement names the Go field that tells whether Measured fields are
 	// returned; Unmeasured is its value when they are not.
 	Measurement, Unmeasured string
@@ -101,7 +95,7 @@ var Resources = []Resource{Account, Campaign, Insight}
 
 // Account is SPEC §2's Account.
 var Account = Resource{
-	Name: "Account", Table: "ad_accounts", AccountColumn: "id", Order: "id",
+	Name: "Account", Table: "ad_accounts",
 	Fields: []Field{
 		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true},
 		{Go: "AccountName", JSON: "accountName", Type: Text, Column: "account_name", Read: true},
@@ -114,7 +108,7 @@ var Account = Resource{
 
 // Campaign is SPEC §2's Campaign.
 var Campaign = Resource{
-	Name: "Campaign", Table: "campaigns", AccountColumn: "account_id", Order: "id",
+	Name: "Campaign", Table: "campaigns",
 	Fields: []Field{
 		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true},
 		{Go: "PlatformAdAccountID", JSON: "platformAdAccountId", Type: Text, Column: "platform_ad_account_id", Read: true},
@@ -134,8 +128,8 @@ var Campaign = Resource{
 // (import-only fields have Read false; fields the import takes from the
 // account have Doc false).
 var Insight = Resource{
-	Name: "Insight", Table: "insights_daily", AccountColumn: "account_id", Order: "date DESC, id",
-	Window: true, Seek: true, Measurement: "PurchaseMeasurement", Unmeasured: "unavailable",
+	Name: "Insight", Table: "insights_daily",
+	Measurement: "PurchaseMeasurement", Unmeasured: "unavailable",
 	Fields: []Field{
 		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true, Doc: true},
 		{Go: "AccountID", JSON: "accountId", Type: Text, Doc: true},

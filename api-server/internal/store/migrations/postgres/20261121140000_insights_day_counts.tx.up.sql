@@ -1,7 +1,7 @@
 -- Per-day row counts of insights_daily, so that an insights page at a deep
 -- offset is positioned without walking the rows before it: the page's first
 -- day is found by summing at most 90 day counts, and only that day's rows are
--- skipped (see internal/store/store.go, pgQueries). The counts are kept by
+-- skipped (see internal/store/queries/postgres/insights_seek.sql). The counts are kept by
 -- statement-level triggers on every kind of write (INSERT, including COPY and
 -- INSERT … ON CONFLICT; UPDATE; DELETE, including cascades; TRUNCATE), so any
 -- writer keeps them exact; the triggers are ENABLE ALWAYS, so they also fire

@@ -1,0 +1,27 @@
+// Package store holds the api-server's tables and every statement it reads
+// them with:
+//
+//   - migrations/: the tables (ad accounts, campaigns, daily insights and
+//     their per-day counts, lead contacts, per-organization snapshot
+//     times), embedded, applied by Migrate after keys-admin's (migrate.go);
+//     models.go: bun models for the snapshot import;
+//   - queries/: every statement the store runs, one SQL file per statement
+//     and dialect, embedded and declared in queries.go;
+//   - store.go: Store (New, the *Page methods, ListParams, Meta), and the
+//     reader of each dialect: read_pg.go (pgx, one statement and one round
+//     trip per page, its meta and a Prelude's key-state epoch included) and
+//     read_sqlite.go;
+//   - prelude.go: Prelude, the request's key confirmed by its page's
+//     statement (keys.Pending; the protocol and its one SQL contract are
+//     keys-admin's, keys-admin/keys/pending.go);
+//   - rawdecode.go: the decoder of pgx's raw column values (a page's text
+//     in one buffer); rows.go: Page, pooled, and its JSON;
+//   - resources_gen.go: written by gen from schema: per resource the row
+//     struct, its decoder, its database/sql scan and its JSON encoder;
+//   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
+//   - errors.go: which errors are the database's unavailability.
+//
+// The page statements select only the columns SPEC §2 returns; the columns
+// that must never leave the service are named in none of them. There is no
+// reflection on the request path.
+package store

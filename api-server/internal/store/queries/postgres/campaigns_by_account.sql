@@ -1,0 +1,14 @@
+-- campaigns_by_account: campaigns.sql for the campaigns of account $4.
+-- $1 organization, $2 limit, $3 offset, $4 account id.
+-- Index: campaigns_org_account_id_idx (organization_id, account_id, id).
+SELECT
+    (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
+    (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4) AS account_found,
+    (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    id, platform_ad_account_id, name, objective, status, effective_status,
+    daily_budget::text AS daily_budget, lifetime_budget::text AS lifetime_budget,
+    synced_at, currency, timezone
+FROM campaigns
+WHERE organization_id = $1 AND account_id = $4
+ORDER BY id
+LIMIT $2 OFFSET $3

@@ -1,0 +1,7 @@
+-- accounts: a page of the organization's ad accounts, ordered by id.
+-- ?1 organization, ?2 limit, ?3 offset.
+SELECT id, account_name, currency, timezone, is_active, last_sync_at
+FROM ad_accounts
+WHERE organization_id = ?1
+ORDER BY id
+LIMIT ?2 OFFSET ?3

@@ -1,0 +1,8 @@
+-- campaigns_by_account: campaigns.sql for the campaigns of account ?4.
+-- ?1 organization, ?2 limit, ?3 offset, ?4 account id.
+SELECT id, platform_ad_account_id, name, objective, status, effective_status,
+    daily_budget, lifetime_budget, synced_at, currency, timezone
+FROM campaigns
+WHERE organization_id = ?1 AND account_id = ?4
+ORDER BY id
+LIMIT ?2 OFFSET ?3
