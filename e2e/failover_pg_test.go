@@ -37,7 +37,7 @@ func testFailoverReadReplica(t *testing.T, f *failover) {
 	rs := f.startReplicas(t, 2, append([]string{"SVC_DATABASE_URL=" + f.pg.PrimaryURL,
 		"SVC_DATABASE_REPLICA_URLS=" + f.pg.ReplicaURL, "SVC_DATABASE_REPLICA_MAX_LAG=" + replicaMaxLag.String(),
 		"SVC_REDIS_URL=redis://" + f.e.redis + "/0"}, raised...)...)
-	l := startLoad(t, urls(rs),
+	l := startLoad(t, baseURLs(rs),
 		stream{"slow", f.keys["rd-slow"], 2, "127.0.0.2"},
 		stream{"fast", f.keys["rd-fast"], 20, "127.0.0.3"})
 	if !l.waitFor(10*time.Second, l.recoveredFor(time.Second, 0, "slow", "fast")) {
@@ -191,10 +191,10 @@ func testFailoverPromotion(t *testing.T, f *failover) {
 	rs := f.startReplicas(t, 2, append([]string{"SVC_DATABASE_URL=" + f.pg.MultiHostURL()}, base...)...)
 	stale := f.startReplicas(t, 1, append([]string{"SVC_DATABASE_URL=" + f.pg.PrimaryURL}, base...)...)[0]
 	all := append(append([]*harness.Server{}, rs...), stale)
-	l := startLoad(t, urls(rs),
+	l := startLoad(t, baseURLs(rs),
 		stream{"slow", f.keys["pg-slow"], 2, "127.0.0.2"},
 		stream{"fast", f.keys["pg-fast"], 20, "127.0.0.3"})
-	rz := sampleReady(t, l, urls(all), 250*time.Millisecond)
+	rz := sampleReady(t, l, baseURLs(all), 250*time.Millisecond)
 	if !l.waitFor(10*time.Second, l.recoveredFor(time.Second, 0, "slow", "fast")) {
 		t.Fatalf("the load is not served: %v", firstError(l.snapshot()))
 	}
@@ -241,13 +241,13 @@ func testFailoverPromotion(t *testing.T, f *failover) {
 		t.Fatal(err)
 	}
 	backAt := l.mark("old primary started again, writable (split brain)")
-	staleReady := waitReadyz(t, stale, 5*time.Second, http.StatusOK)
+	staleReady := readyzUntil(t, stale, 5*time.Second, http.StatusOK)
 	split := askAll(all, revoked, ask)
 
 	// Fenced: the old primary made read-only, as an operator fences it.
 	sql(t, f.pg.PrimaryURL, "ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()")
 	fencedAt := l.mark("old primary fenced read-only")
-	staleNotReady := waitReadyz(t, stale, 3*time.Second, http.StatusServiceUnavailable)
+	staleNotReady := readyzUntil(t, stale, 3*time.Second, http.StatusServiceUnavailable)
 	// The multi-host replicas get as long to drop a read-only connection.
 	var fenced []int
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -290,9 +290,9 @@ func testFailoverPromotion(t *testing.T, f *failover) {
 	}
 }
 
-// waitReadyz polls a replica's /readyz every 100 ms until it answers want
+// readyzUntil polls a replica's /readyz every 100 ms until it answers want
 // or limit passes, and returns its last answer: "503 {body}".
-func waitReadyz(t *testing.T, r *harness.Server, limit time.Duration, want int) string {
+func readyzUntil(t *testing.T, r *harness.Server, limit time.Duration, want int) string {
 	t.Helper()
 	var last string
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

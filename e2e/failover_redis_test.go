@@ -83,10 +83,10 @@ func testFailoverCluster(t *testing.T, f *failover) {
 		killed, failoverKeys[affected], affectedSlot, survivor, failoverKeys[healthy], ips[0], ips[1])
 
 	rs := f.startReplicas(t, 2, append([]string{"SVC_DATABASE_URL=" + f.pg.PrimaryURL, "SVC_REDIS_URL=" + rc.URL}, raised...)...)
-	l := startLoad(t, urls(rs),
+	l := startLoad(t, baseURLs(rs),
 		stream{"healthy", f.keys[healthy], 2, ips[0]},
 		stream{"affected", f.keys[affected], 20, ips[1]})
-	rz := sampleReady(t, l, urls(rs), 250*time.Millisecond)
+	rz := sampleReady(t, l, baseURLs(rs), 250*time.Millisecond)
 	if !l.waitFor(10*time.Second, l.recoveredFor(time.Second, 0, "healthy", "affected")) {
 		t.Fatalf("the load is not served before the kill: %v", firstError(l.snapshot()))
 	}
@@ -183,10 +183,10 @@ func testFailoverSentinel(t *testing.T, f *failover) {
 	t.Cleanup(ss.Stop)
 	rs := f.startReplicas(t, 2, "SVC_DATABASE_URL="+f.pg.PrimaryURL, "SVC_REDIS_URL="+ss.URL,
 		fmt.Sprintf("SVC_LIMIT_KEY_PER_MINUTE=%d", sentinelPerMinute), "SVC_LIMIT_ORG_PER_MINUTE=1000000", "SVC_LIMIT_IP_PER_MINUTE=1000000")
-	l := startLoad(t, urls(rs),
+	l := startLoad(t, baseURLs(rs),
 		stream{"slow", f.keys["se-slow"], 2, "127.0.0.2"},
 		stream{"fast", f.keys["se-fast"], 20, "127.0.0.3"})
-	rz := sampleReady(t, l, urls(rs), 250*time.Millisecond)
+	rz := sampleReady(t, l, baseURLs(rs), 250*time.Millisecond)
 	// The fast key's burst spent (429s), so that its bucket holds state.
 	if !l.waitFor(10*time.Second, func(s []shot) bool {
 		return figuresOf(s, "fast", 0).codes[http.StatusTooManyRequests] >= 5 && figuresOf(s, "slow", 0).codes[http.StatusOK] >= 2

@@ -159,8 +159,8 @@ func (f *failover) startReplica(t *testing.T, port int, env []string) (*harness.
 	return srv, full
 }
 
-// urls returns the replicas' base URLs.
-func urls(rs []*harness.Server) []string {
+// baseURLs returns the replicas' base URLs.
+func baseURLs(rs []*harness.Server) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.URL)
