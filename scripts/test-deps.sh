@@ -6,10 +6,7 @@
 # needed), and HAProxy and redis-tools
 # (redis-cli --cluster) for the scale group (e2e/scale_test.go), which also
 # runs PostgreSQL's own server programs (initdb, pg_ctl, pg_basebackup from
-# the postgresql package services.sh relies on), and for the failover group
-# (e2e/failover_test.go), whose sentinels are `redis-server --sentinel`: no
-# redis-sentinel package, whose service would start a sentinel of the
-# machine's own watching the shared Redis. Does nothing when they are
+# the postgresql package services.sh relies on). Does nothing when they are
 # installed. Runs `apt-get update` only when the package lists do not know
 # a package it needs.
 set -euo pipefail
@@ -38,7 +35,7 @@ if [ "$known" = 0 ]; then
   echo "test-deps.sh: apt-get update" >&2
   "${sudo[@]}" apt-get update -qq
 fi
-echo "test-deps.sh: installing ${need[*]} (browser test, scale and failover groups)" >&2
+echo "test-deps.sh: installing ${need[*]} (browser test, scale group)" >&2
 if ! "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; then
   # Stale package lists name files the mirror no longer has: refresh once.
   "${sudo[@]}" apt-get update -qq
