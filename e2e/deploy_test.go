@@ -137,6 +137,15 @@ func decodeStrict(kind string, doc []byte, t *testing.T) error {
 		if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
 			return errors.New("the pod must run as non-root")
 		}
+		// The grace period covers the preStop sleep, a drain delay of up to
+		// 10 s (issue 36) and 30 s of requests in flight.
+		var preStop int64
+		if l := c[0].Lifecycle; l != nil && l.PreStop != nil && l.PreStop.Sleep != nil {
+			preStop = l.PreStop.Sleep.Seconds
+		}
+		if g := d.Spec.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g < preStop+10+30 {
+			return fmt.Errorf("terminationGracePeriodSeconds %v is less than the preStop sleep (%d s) + a 10 s drain + 30 s in flight", g, preStop)
+		}
 		return nil
 	case "Service":
 		var s corev1.Service
@@ -164,6 +173,23 @@ func testHAProxy(t *testing.T, deploy string) {
 	out, err := exec.Command(bin, "-c", "-f", filepath.Join(deploy, "haproxy.cfg")).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("Configuration file is valid")) {
 		t.Errorf("haproxy -c -f deploy/haproxy.cfg: %v\n%s", err, out)
+	}
+	// What keeps a restart from failing requests (issue 36; the failover
+	// group's RollingRestart runs the file).
+	cfg, err := os.ReadFile(filepath.Join(deploy, "haproxy.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var directives strings.Builder
+	for _, line := range strings.Split(string(cfg), "\n") {
+		if d, _, _ := strings.Cut(line, "#"); strings.TrimSpace(d) != "" {
+			directives.WriteString(strings.Join(strings.Fields(d), " ") + "\n")
+		}
+	}
+	for _, want := range []string{"retry-on conn-failure empty-response", "option redispatch", "http-check send meth GET uri /readyz", "slowstart"} {
+		if !strings.Contains(directives.String(), want) {
+			t.Errorf("deploy/haproxy.cfg lacks %q", want)
+		}
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.Contains(line, "[ALERT]") || (strings.Contains(line, "[WARNING]") && !strings.Contains(line, "could not resolve address")) {
