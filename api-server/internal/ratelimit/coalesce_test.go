@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
@@ -56,52 +57,66 @@ func TestConcurrentCallsStayExact(t *testing.T) {
 }
 
 // TestCoalescedCallsKeepTheirDeadline: calls that queue behind a batch
-// that the store never answers each fail with ErrUnavailable about one
-// deadline after they were made, not after the batch ahead of them plus
-// their own (a batch has one context, its oldest call's deadline).
+// that the store never answers each fail with ErrUnavailable one deadline
+// after they were made, not after the batch ahead of them plus their own
+// (a batch has one context, its oldest call's deadline). It runs under
+// testing/synctest, on in-memory connections to a store that reads and
+// never answers, so the times are exact whatever the machine's load.
 func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // a store that reads and never answers
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var conns []net.Conn
+		dial := func(context.Context, string, string) (net.Conn, error) {
+			client, store := net.Pipe()
+			mu.Lock()
+			conns = append(conns, client, store)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, store) }()
+			return client, nil
+		}
+		defer func() { // after r.Close: the stores' readers end
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range conns {
+				c.Close()
 			}
-			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}()
+		const deadline = 300 * time.Millisecond
+		// An address, not a name: a name lookup would leave the bubble.
+		r, err := ratelimit.NewRedisDialer("redis://127.0.0.1:1/0", testenv.Namespace(), deadline, dial)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	const deadline = 300 * time.Millisecond
-	r, err := ratelimit.NewRedis("redis://"+ln.Addr().String(), testenv.Namespace(), deadline)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	check := []ratelimit.Check{{Limit: ratelimit.PerMinute("ip", 10), Key: "ip:1"}}
-	call := func() time.Duration {
-		t0 := time.Now()
-		err := r.Allow(context.Background(), check, make([]ratelimit.Result, 1))
-		if !errors.Is(err, ratelimit.ErrUnavailable) {
-			t.Errorf("err %v, want ErrUnavailable", err)
+		defer r.Close()
+		check := []ratelimit.Check{{Limit: ratelimit.PerMinute("ip", 10), Key: "ip:1"}}
+		call := func() time.Duration {
+			t0 := time.Now()
+			err := r.Allow(context.Background(), check, make([]ratelimit.Result, 1))
+			if !errors.Is(err, ratelimit.ErrUnavailable) {
+				t.Errorf("err %v, want ErrUnavailable", err)
+			}
+			return time.Since(t0)
 		}
-		return time.Since(t0)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { call() }) // the batch ahead
-	time.Sleep(deadline * 2 / 3)
-	took := make([]time.Duration, 8)
-	for i := range took {
-		wg.Go(func() { took[i] = call() })
-	}
-	wg.Wait()
-	for i, d := range took {
-		if d < deadline-20*time.Millisecond || d > deadline+deadline/2 {
-			t.Errorf("queued call %d failed after %s, want about %s", i, d, deadline)
+		var wg sync.WaitGroup
+		var ahead time.Duration
+		wg.Go(func() { ahead = call() }) // the batch ahead
+		// The bubble's clock: it moves on only once the batch ahead waits
+		// for the store.
+		time.Sleep(deadline * 2 / 3)
+		took := make([]time.Duration, 8)
+		for i := range took {
+			wg.Go(func() { took[i] = call() })
 		}
-	}
+		wg.Wait()
+		if ahead != deadline {
+			t.Errorf("the batch ahead failed after %s, want %s", ahead, deadline)
+		}
+		for i, d := range took {
+			if d != deadline {
+				t.Errorf("queued call %d failed after %s, want %s", i, d, deadline)
+			}
+		}
+	})
 }
 
 // TestBatchMatchesEach: the coalescer's one script for a batch of requests
