@@ -26,6 +26,13 @@ type clock struct {
 func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
+// perHour is a limit of n requests an hour. Tests whose counts must be
+// exact use it: a bucket refills one request every hour/n, so however
+// slowly the machine runs the test, no refill comes between the charges.
+func perHour(name string, n int) ratelimit.Limit {
+	return ratelimit.Limit{Name: name, Rate: n, Period: time.Hour}
+}
+
 // cluster is the Redis Cluster of the package's tests, started by TestMain
 // (three masters on free ports, stopped at the end); clusterURL is its URL.
 var (
@@ -203,7 +210,7 @@ func TestAllOrNothing(t *testing.T) {
 	stores := redisStores(t)
 	stores["memory"] = ratelimit.NewMemory(nil)
 	for name, l := range stores {
-		ip, key, org := ratelimit.PerMinute("ip", 100), ratelimit.PerMinute("key", 2), ratelimit.PerMinute("org", 10)
+		ip, key, org := perHour("ip", 100), perHour("key", 2), perHour("org", 10)
 		checks := []ratelimit.Check{{Limit: ip, Key: "ip:1", Gate: true},
 			{Limit: key, Key: "key:runaway", Group: "org:o"}, {Limit: org, Key: "org:o", Group: "org:o"}}
 		res := make([]ratelimit.Result, 3)
@@ -245,10 +252,8 @@ func TestAllOrNothing(t *testing.T) {
 // exactly 20 minus the allowed ones.
 func TestClusterSplitBound(t *testing.T) {
 	l := redisStores(t)["cluster"]
-	// 20 an hour: the IP bucket refills one request every 3 minutes, so
-	// however long the test takes, its count is exact.
-	ip, key := ratelimit.Limit{Name: "ip", Rate: 20, Period: time.Hour}, ratelimit.PerMinute("key", 1000)
-	runaway := []ratelimit.Check{{Limit: ip, Key: "ip:9", Gate: true}, {Limit: ratelimit.PerMinute("key", 1), Key: "key:runaway", Group: "org:r"}}
+	ip, key := perHour("ip", 20), perHour("key", 1000)
+	runaway := []ratelimit.Check{{Limit: ip, Key: "ip:9", Gate: true}, {Limit: perHour("key", 1), Key: "key:runaway", Group: "org:r"}}
 	polite := []ratelimit.Check{{Limit: ip, Key: "ip:9", Gate: true}, {Limit: key, Key: "key:polite", Group: "org:p"}}
 	res := make([]ratelimit.Result, 2)
 	if err := l.Allow(t.Context(), runaway, res); err != nil || !res[1].Allowed {
