@@ -40,7 +40,8 @@ type coalescer struct {
 
 // scriptCall is one request's checks: its bucket keys, each check's limit
 // arguments (Redis.limitArgs) and whether it is a gate, in buffers of its
-// own (a call is one allocation, reused through callPool), and its answer.
+// own (a call is one allocation, reused through its limiter's callPool), and
+// its answer.
 type scriptCall struct {
 	keys    []string
 	limits  []*[3]any
@@ -53,6 +54,7 @@ type scriptCall struct {
 	val     any
 	err     error
 	done    chan struct{} // one send when val and err are set
+	from    *callPool
 }
 
 // batchScript is allowChecks' KEYS and ARGV for a batch of calls (build).
@@ -108,22 +110,31 @@ func (b *batchScript) build(calls []*scriptCall) {
 	}
 }
 
-var callPool = sync.Pool{New: func() any { return &scriptCall{done: make(chan struct{}, 1)} }}
+// callPool reuses a limiter's calls. Each Redis has its own: a call's
+// channel then belongs to the limiter that made it (testing/synctest
+// waits only on channels made in its bubble).
+type callPool struct{ pool sync.Pool }
 
-// newCall returns an empty call from the pool.
-func newCall() *scriptCall {
-	c := callPool.Get().(*scriptCall)
+func newCallPool() *callPool {
+	p := &callPool{}
+	p.pool.New = func() any { return &scriptCall{done: make(chan struct{}, 1), from: p} }
+	return p
+}
+
+// get returns an empty call.
+func (p *callPool) get() *scriptCall {
+	c := p.pool.Get().(*scriptCall)
 	c.keys, c.limits, c.gates = c.keysBuf[:0], c.limBuf[:0], c.gateBuf[:0]
 	return c
 }
 
-// release puts an answered call back in the pool.
+// release puts an answered call back in its pool.
 func (c *scriptCall) release() {
 	clear(c.keysBuf[:])
 	clear(c.limBuf[:])
 	clear(c.argsBuf[:])
 	c.val, c.err = nil, nil
-	callPool.Put(c)
+	c.from.pool.Put(c)
 }
 
 // run takes call's checks with the other requests' queued with it (one

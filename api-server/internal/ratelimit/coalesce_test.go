@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
@@ -18,7 +19,7 @@ import (
 
 // TestConcurrentCallsStayExact: the scripts of concurrent requests go to
 // Redis together (in batches), and each still charges its buckets alone,
-// all or nothing: of 200 concurrent requests on a 25-a-minute key bucket
+// all or nothing: of 200 concurrent requests on a 25-an-hour key bucket
 // exactly 25 are allowed, and each allowed one is charged to its
 // organization's bucket too.
 func TestConcurrentCallsStayExact(t *testing.T) {
@@ -27,7 +28,7 @@ func TestConcurrentCallsStayExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	key, org := ratelimit.PerMinute("key", 25), ratelimit.PerMinute("org", 1000)
+	key, org := perHour("key", 25), ratelimit.Limit{Name: "org", Rate: 1000, Period: 24 * time.Hour}
 	var allowed, failed atomic.Int32
 	var wg sync.WaitGroup
 	for range 200 {
@@ -56,52 +57,66 @@ func TestConcurrentCallsStayExact(t *testing.T) {
 }
 
 // TestCoalescedCallsKeepTheirDeadline: calls that queue behind a batch
-// that the store never answers each fail with ErrUnavailable about one
-// deadline after they were made, not after the batch ahead of them plus
-// their own (a batch has one context, its oldest call's deadline).
+// that the store never answers each fail with ErrUnavailable one deadline
+// after they were made, not after the batch ahead of them plus their own
+// (a batch has one context, its oldest call's deadline). It runs under
+// testing/synctest, on in-memory connections to a store that reads and
+// never answers, so the times are exact whatever the machine's load.
 func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // a store that reads and never answers
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var conns []net.Conn
+		dial := func(context.Context, string, string) (net.Conn, error) {
+			client, store := net.Pipe()
+			mu.Lock()
+			conns = append(conns, client, store)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, store) }()
+			return client, nil
+		}
+		defer func() { // after r.Close: the stores' readers end
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range conns {
+				c.Close()
 			}
-			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}()
+		const deadline = 300 * time.Millisecond
+		// An address, not a name: a name lookup would leave the bubble.
+		r, err := ratelimit.NewRedisDialer("redis://127.0.0.1:1/0", testenv.Namespace(), deadline, dial)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	const deadline = 300 * time.Millisecond
-	r, err := ratelimit.NewRedis("redis://"+ln.Addr().String(), testenv.Namespace(), deadline)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	check := []ratelimit.Check{{Limit: ratelimit.PerMinute("ip", 10), Key: "ip:1"}}
-	call := func() time.Duration {
-		t0 := time.Now()
-		err := r.Allow(context.Background(), check, make([]ratelimit.Result, 1))
-		if !errors.Is(err, ratelimit.ErrUnavailable) {
-			t.Errorf("err %v, want ErrUnavailable", err)
+		defer r.Close()
+		check := []ratelimit.Check{{Limit: ratelimit.PerMinute("ip", 10), Key: "ip:1"}}
+		call := func() time.Duration {
+			t0 := time.Now()
+			err := r.Allow(context.Background(), check, make([]ratelimit.Result, 1))
+			if !errors.Is(err, ratelimit.ErrUnavailable) {
+				t.Errorf("err %v, want ErrUnavailable", err)
+			}
+			return time.Since(t0)
 		}
-		return time.Since(t0)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { call() }) // the batch ahead
-	time.Sleep(deadline * 2 / 3)
-	took := make([]time.Duration, 8)
-	for i := range took {
-		wg.Go(func() { took[i] = call() })
-	}
-	wg.Wait()
-	for i, d := range took {
-		if d < deadline-20*time.Millisecond || d > deadline+deadline/2 {
-			t.Errorf("queued call %d failed after %s, want about %s", i, d, deadline)
+		var wg sync.WaitGroup
+		var ahead time.Duration
+		wg.Go(func() { ahead = call() }) // the batch ahead
+		// The bubble's clock: it moves on only once the batch ahead waits
+		// for the store.
+		time.Sleep(deadline * 2 / 3)
+		took := make([]time.Duration, 8)
+		for i := range took {
+			wg.Go(func() { took[i] = call() })
 		}
-	}
+		wg.Wait()
+		if ahead != deadline {
+			t.Errorf("the batch ahead failed after %s, want %s", ahead, deadline)
+		}
+		for i, d := range took {
+			if d != deadline {
+				t.Errorf("queued call %d failed after %s, want %s", i, d, deadline)
+			}
+		}
+	})
 }
 
 // TestBatchMatchesEach: the coalescer's one script for a batch of requests
@@ -109,7 +124,10 @@ func TestCoalescedCallsKeepTheirDeadline(t *testing.T) {
 // order, and leaves the buckets as those would: random batches of
 // requests over a few buckets of small limits (refusals, gates, a bucket
 // shared by several requests, a request naming a bucket twice), each batch
-// run both ways on buckets of its own.
+// run both ways on buckets of its own. The two ways read Redis's clock at
+// different times: the times they answer and store may differ by as much
+// as the round took, however long that was; the limits are per hour, so
+// that no bucket refills meanwhile and the decisions are the same.
 func TestBatchMatchesEach(t *testing.T) {
 	url := testenv.RedisURL(t)
 	ctx := t.Context()
@@ -120,10 +138,16 @@ func TestBatchMatchesEach(t *testing.T) {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
-	limits := []ratelimit.Limit{ratelimit.PerMinute("a", 3), ratelimit.PerMinute("b", 5), ratelimit.PerMinute("c", 60)}
+	limits := []ratelimit.Limit{perHour("a", 3), perHour("b", 5), perHour("c", 60)}
 	buckets := []string{"ip:1", "ip:2", "key:k", "key:l", "org:o"}
-	near := func(a, b int64) bool { return a-b < 50_000 && b-a < 50_000 } // µs
 	for round := range 40 {
+		start := time.Now()
+		// within: a and b, in units of unit, differ by no more than the
+		// round has taken so far.
+		within := func(a, b float64, unit time.Duration) bool {
+			d := float64(time.Since(start)+time.Millisecond) / float64(unit)
+			return a-b <= d && b-a <= d
+		}
 		nsEach, nsBatch := testenv.Namespace(), testenv.Namespace()
 		each, err := ratelimit.NewRedis(url, nsEach, time.Second)
 		if err != nil {
@@ -167,7 +191,7 @@ func TestBatchMatchesEach(t *testing.T) {
 					wv, gv := w[j].(int64), g[j].(int64)
 					// allowed and remaining exactly; retry and reset (µs)
 					// to the clock readings' difference.
-					if (j%4 < 2 && wv != gv) || (j%4 >= 2 && !near(wv, gv)) {
+					if (j%4 < 2 && wv != gv) || (j%4 >= 2 && !within(float64(wv), float64(gv), time.Microsecond)) {
 						t.Fatalf("round %d request %d %+v: batch %v, each %v", round, i, reqs[i], g, w)
 					}
 				}
@@ -177,14 +201,17 @@ func TestBatchMatchesEach(t *testing.T) {
 			k := func(ns string) string { return "rate:" + ns + ":{" + b + "}:" + b }
 			tw, errW := rdb.Get(ctx, k(nsEach)).Float64()
 			tg, errG := rdb.Get(ctx, k(nsBatch)).Float64()
-			if (errW == nil) != (errG == nil) || (errW == nil && (tw-tg > 0.05 || tg-tw > 0.05)) {
+			if (errW == nil) != (errG == nil) || (errW == nil && !within(tw, tg, time.Second)) {
 				t.Fatalf("round %d bucket %s: batch %v %v, each %v %v", round, b, tg, errG, tw, errW)
 			}
-			lw, _ := rdb.TTL(ctx, k(nsEach)).Result()
-			lg, _ := rdb.TTL(ctx, k(nsBatch)).Result()
-			if lw != lg {
+			// The same whole seconds of expiry (EX), set up to the
+			// round's time apart.
+			lw, _ := rdb.PTTL(ctx, k(nsEach)).Result()
+			lg, _ := rdb.PTTL(ctx, k(nsBatch)).Result()
+			if !within(float64(lw), float64(lg), time.Nanosecond) {
 				t.Fatalf("round %d bucket %s: ttl %s, each %s", round, b, lg, lw)
 			}
+			rdb.Del(ctx, k(nsEach), k(nsBatch))
 		}
 		each.Close()
 		batch.Close()

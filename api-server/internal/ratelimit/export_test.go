@@ -1,6 +1,11 @@
 package ratelimit
 
-import "context"
+import (
+	"context"
+	"log/slog"
+	"net"
+	"time"
+)
 
 // AllowEach takes each request's checks with a script of its own (a batch
 // of one), one after the other, and returns the raw replies; AllowBatch
@@ -30,4 +35,17 @@ func (r *Redis) allow(ctx context.Context, reqs [][]Check) ([]any, error) {
 	b := batchScript{index: map[string]int{}}
 	b.build(calls)
 	return runChecks(ctx, r.rdb, &b, len(calls))
+}
+
+// NewRedisDialer is NewRedis with go-redis's Dialer set: tests that run
+// under testing/synctest give it in-memory connections (net.Pipe).
+func NewRedisDialer(rawURL, namespace string, deadline time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*Redis, error) {
+	return newRedis(rawURL, namespace, deadline, dial)
+}
+
+// NewSlogAdapter is SetLogger's adapter with a clock of the test's.
+func NewSlogAdapter(log *slog.Logger, now func() time.Time) interface {
+	Printf(ctx context.Context, format string, v ...any)
+} {
+	return newSlogAdapter(log, now)
 }

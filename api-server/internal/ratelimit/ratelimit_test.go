@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,6 +25,13 @@ type clock struct {
 
 func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// perHour is a limit of n requests an hour. Tests whose counts must be
+// exact use it: a bucket refills one request every hour/n, so however
+// slowly the machine runs the test, no refill comes between the charges.
+func perHour(name string, n int) ratelimit.Limit {
+	return ratelimit.Limit{Name: name, Rate: n, Period: time.Hour}
+}
 
 // cluster is the Redis Cluster of the package's tests, started by TestMain
 // (three masters on free ports, stopped at the end); clusterURL is its URL.
@@ -80,8 +90,10 @@ func TestURLForms(t *testing.T) {
 }
 
 // TestProbe: /readyz's limiter operation succeeds on a healthy store and
-// fails, within the deadline, when one master of the Cluster does not
-// answer (a request on every master, not only the one "ready" hashes to).
+// fails by its deadline when one master of the Cluster does not answer (a
+// request on every master, not only the one "ready" hashes to). The
+// deadline is told by the error (a timeout), not by the clock; the bound
+// on the time taken only tells a hang, ten deadlines.
 func TestProbe(t *testing.T) {
 	for name, l := range redisStores(t) {
 		if err := l.(*ratelimit.Redis).Probe(t.Context()); err != nil {
@@ -104,10 +116,12 @@ func TestProbe(t *testing.T) {
 		start := time.Now()
 		err := l.Probe(t.Context())
 		_ = p.Signal(syscall.SIGCONT)
-		if !errors.Is(err, ratelimit.ErrUnavailable) {
-			t.Fatalf("master %d stopped: probe %v, want ErrUnavailable", i, err)
+		var ne net.Error
+		if !errors.Is(err, ratelimit.ErrUnavailable) ||
+			!errors.Is(err, context.DeadlineExceeded) && !(errors.As(err, &ne) && ne.Timeout()) {
+			t.Fatalf("master %d stopped: probe %v, want ErrUnavailable by a timeout", i, err)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > 10*300*time.Millisecond {
 			t.Fatalf("master %d stopped: probe took %s, deadline 300ms", i, d)
 		}
 	}
@@ -161,14 +175,18 @@ func TestSameSemantics(t *testing.T) {
 	stores["memory"] = mem
 	lim := ratelimit.PerMinute("key", 10)
 	for name, l := range stores {
+		// Redis's clock moves on while the requests run: the waits it
+		// answers are shorter by up to the time they took.
+		start := time.Now()
 		allowed, last := run(t, l, "key:k1", lim, 12)
+		slack := time.Since(start) + 100*time.Millisecond
 		if allowed != 10 || last.Allowed || last.Remaining != 0 {
 			t.Errorf("%s: allowed %d of 12, last %+v", name, allowed, last)
 		}
-		if last.RetryAfter <= 0 || last.RetryAfter > 6*time.Second+100*time.Millisecond {
+		if last.RetryAfter < 6*time.Second-slack || last.RetryAfter > 6*time.Second+100*time.Millisecond {
 			t.Errorf("%s: retry after %s, want about 6s (one emission interval)", name, last.RetryAfter)
 		}
-		if last.ResetAfter < 59*time.Second || last.ResetAfter > 61*time.Second {
+		if last.ResetAfter < 60*time.Second-slack || last.ResetAfter > 60*time.Second+100*time.Millisecond {
 			t.Errorf("%s: reset after %s, want about 60s", name, last.ResetAfter)
 		}
 		if a, _ := run(t, l, "key:k2", lim, 1); a != 1 {
@@ -192,7 +210,7 @@ func TestAllOrNothing(t *testing.T) {
 	stores := redisStores(t)
 	stores["memory"] = ratelimit.NewMemory(nil)
 	for name, l := range stores {
-		ip, key, org := ratelimit.PerMinute("ip", 100), ratelimit.PerMinute("key", 2), ratelimit.PerMinute("org", 10)
+		ip, key, org := perHour("ip", 100), perHour("key", 2), perHour("org", 10)
 		checks := []ratelimit.Check{{Limit: ip, Key: "ip:1", Gate: true},
 			{Limit: key, Key: "key:runaway", Group: "org:o"}, {Limit: org, Key: "org:o", Group: "org:o"}}
 		res := make([]ratelimit.Result, 3)
@@ -234,8 +252,8 @@ func TestAllOrNothing(t *testing.T) {
 // exactly 20 minus the allowed ones.
 func TestClusterSplitBound(t *testing.T) {
 	l := redisStores(t)["cluster"]
-	ip, key := ratelimit.PerMinute("ip", 20), ratelimit.PerMinute("key", 1000)
-	runaway := []ratelimit.Check{{Limit: ip, Key: "ip:9", Gate: true}, {Limit: ratelimit.PerMinute("key", 1), Key: "key:runaway", Group: "org:r"}}
+	ip, key := perHour("ip", 20), perHour("key", 1000)
+	runaway := []ratelimit.Check{{Limit: ip, Key: "ip:9", Gate: true}, {Limit: perHour("key", 1), Key: "key:runaway", Group: "org:r"}}
 	polite := []ratelimit.Check{{Limit: ip, Key: "ip:9", Gate: true}, {Limit: key, Key: "key:polite", Group: "org:p"}}
 	res := make([]ratelimit.Result, 2)
 	if err := l.Allow(t.Context(), runaway, res); err != nil || !res[1].Allowed {
@@ -273,12 +291,37 @@ func TestClusterSplitBound(t *testing.T) {
 	if err := l.Allow(t.Context(), []ratelimit.Check{{Limit: ip, Key: "ip:9"}}, one); err != nil {
 		t.Fatal(err)
 	}
-	// The bucket also refills while the test runs (one request every 3 s):
-	// allow one for that.
-	want := 19 - a - 1
-	if one[0].Remaining < want || one[0].Remaining > want+1 {
+	want := max(19-a-1, 0) // 0 and refused when the polite requests took the rest
+	if one[0].Remaining != want {
 		t.Fatalf("IP bucket after %d polite and %d refused runaway requests: remaining %d, want %d (refunds exact)",
 			a, refusedRunaway.Load(), one[0].Remaining, want)
 	}
 	t.Logf("polite allowed %d of 100 (IP quota 19), runaway refused by its key %d, IP remaining %d", a, refusedRunaway.Load(), one[0].Remaining)
+}
+
+// TestLoggerHoldsBack: go-redis's log lines reach the log at most one a
+// second, the next one saying how many were held back.
+func TestLoggerHoldsBack(t *testing.T) {
+	var b strings.Builder
+	clk := &clock{t: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
+	a := ratelimit.NewSlogAdapter(slog.New(slog.NewJSONHandler(&b, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}})), clk.now)
+	a.Printf(t.Context(), "dial %s: refused", "redis:6379")
+	for range 3 {
+		clk.advance(300 * time.Millisecond)
+		a.Printf(t.Context(), "dial %s: refused", "redis:6379")
+	}
+	clk.advance(100 * time.Millisecond) // one second after the first line
+	a.Printf(t.Context(), "pool: %d connections", 0)
+	want := `{"level":"WARN","msg":"redis client","detail":"dial redis:6379: refused","held_back":0}
+{"level":"WARN","msg":"redis client","detail":"pool: 0 connections","held_back":3}
+`
+	if b.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", b.String(), want)
+	}
 }

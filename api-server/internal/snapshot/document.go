@@ -1,10 +1,3 @@
-// Package snapshot reads, validates and imports the snapshot document of
-// DESIGN §2a, the way stored advertising data enters the service, and builds
-// the built-in demo snapshot. An import is all or nothing: the whole document
-// is validated (every problem reported with its JSON path) and then upserted
-// in one transaction.
-//go:generate go run ../store/gen -target snapshot -o insight_gen.go
-
 package snapshot
 
 import (
@@ -96,6 +89,7 @@ type ValidationError struct {
 // maxProblems caps the list a ValidationError prints.
 const maxProblems = 200
 
+// Error lists the problems, at most maxProblems, then how many more.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	total := len(e.Problems) + e.More

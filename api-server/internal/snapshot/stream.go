@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,15 +153,8 @@ func (s *jsonSource) next(p *problems) (element, error) {
 	}
 	if !s.started {
 		s.started = true
-		tok, err := s.dec.Token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return element{}, &ValidationError{Problems: []string{"$: want a JSON object, got an empty document"}}
-			}
-			return element{}, s.fatal(err)
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return element{}, &ValidationError{Problems: []string{"$: want a JSON object"}}
+		if err := s.open(); err != nil {
+			return element{}, err
 		}
 	}
 	for {
@@ -197,46 +189,63 @@ func (s *jsonSource) next(p *problems) (element, error) {
 			return element{}, io.EOF
 		}
 		name, _ := tok.(string)
-		k := kind(-1)
-		for i, n := range arrayNames {
-			if n == name {
-				k = kind(i)
-			}
+		if err := s.member(name, p); err != nil {
+			return element{}, err
 		}
-		if k < 0 {
-			*p = append(*p, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", fieldStep(name)))
-			if err := s.skipValue(); err != nil {
-				return element{}, err
-			}
-			continue
-		}
-		if s.seen[k] {
-			// Paths would be ambiguous (and encoding/json keeps only the last).
-			*p = append(*p, fmt.Sprintf("$.%s: repeated field", name))
-			if err := s.skipValue(); err != nil {
-				return element{}, err
-			}
-			continue
-		}
-		s.seen[k] = true
-		tok, err = s.dec.Token()
-		if err != nil {
-			return element{}, s.fatal(err)
-		}
-		if tok == nil { // null: no elements
-			continue
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			*p = append(*p, fmt.Sprintf("$.%s: want an array", name))
-			if ok {
-				if err := s.skipRest(1); err != nil {
-					return element{}, err
-				}
-			}
-			continue
-		}
-		s.inArray, s.cur, s.ord = true, k, 0
 	}
+}
+
+// open reads the document's opening brace.
+func (s *jsonSource) open() error {
+	tok, err := s.dec.Token()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return &ValidationError{Problems: []string{"$: want a JSON object, got an empty document"}}
+		}
+		return s.fatal(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return &ValidationError{Problems: []string{"$: want a JSON object"}}
+	}
+	return nil
+}
+
+// member reads the top-level member name up to its array's first element,
+// or skips it (reported to p) when it is not one of arrayNames, repeated,
+// or not an array; null is an empty array.
+func (s *jsonSource) member(name string, p *problems) error {
+	k := kind(-1)
+	for i, n := range arrayNames {
+		if n == name {
+			k = kind(i)
+		}
+	}
+	if k < 0 {
+		*p = append(*p, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", fieldStep(name)))
+		return s.skipValue()
+	}
+	if s.seen[k] {
+		// Paths would be ambiguous (and encoding/json keeps only the last).
+		*p = append(*p, fmt.Sprintf("$.%s: repeated field", name))
+		return s.skipValue()
+	}
+	s.seen[k] = true
+	tok, err := s.dec.Token()
+	if err != nil {
+		return s.fatal(err)
+	}
+	if tok == nil { // null: no elements
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		*p = append(*p, fmt.Sprintf("$.%s: want an array", name))
+		if ok {
+			return s.skipRest(1)
+		}
+		return nil
+	}
+	s.inArray, s.cur, s.ord = true, k, 0
+	return nil
 }
 
 // skipValue skips the next value token by token (never buffering it).
@@ -267,129 +276,6 @@ func (s *jsonSource) skipRest(depth int) error {
 		}
 	}
 	return nil
-}
-
-// maxRecordBytes bounds one NDJSON line.
-const maxRecordBytes = 64 << 20
-
-// ndjsonSource reads one record a line.
-type ndjsonSource struct {
-	r    *bufio.Reader
-	line int64
-	buf  []byte
-	s    scratch
-}
-
-func newNDJSONSource(r io.Reader) *ndjsonSource {
-	return &ndjsonSource{r: bufio.NewReaderSize(r, 256<<10)}
-}
-
-func (s *ndjsonSource) path(_ kind, ord int64) string {
-	return fmt.Sprintf("line %d: $", ord)
-}
-
-// Records wrap an element with its kind; encoding/json promotes the
-// embedded struct's fields, so unknown fields are still refused.
-type (
-	orgRecord struct {
-		Kind string `json:"kind"`
-		*Organization
-	}
-	accountRecord struct {
-		Kind string `json:"kind"`
-		*Account
-	}
-	campaignRecord struct {
-		Kind string `json:"kind"`
-		*Campaign
-	}
-	insightRecord struct {
-		Kind string `json:"kind"`
-		*Insight
-	}
-	leadRecord struct {
-		Kind string `json:"kind"`
-		*LeadContact
-	}
-)
-
-func (s *ndjsonSource) readLine() ([]byte, error) {
-	s.buf = s.buf[:0]
-	for {
-		chunk, err := s.r.ReadSlice('\n')
-		s.buf = append(s.buf, chunk...)
-		if len(s.buf) > maxRecordBytes {
-			return nil, &ValidationError{Problems: []string{fmt.Sprintf("line %d: longer than %d bytes", s.line+1, maxRecordBytes)}}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read snapshot records: %w", err)
-		}
-		if err != nil && len(s.buf) == 0 {
-			return nil, io.EOF
-		}
-		return s.buf, nil
-	}
-}
-
-func (s *ndjsonSource) next(p *problems) (element, error) {
-	for {
-		line, err := s.readLine()
-		if err != nil {
-			return element{}, err
-		}
-		s.line++
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		path := s.path(0, s.line)
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		if err := json.Unmarshal(line, &head); err != nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				*p = append(*p, fmt.Sprintf("%s: not valid JSON at byte %d of the line: %v", path, se.Offset, se))
-			} else {
-				*p = append(*p, path+": want a JSON object with a \"kind\"")
-			}
-			continue
-		}
-		k := kind(-1)
-		for i, n := range recordKinds {
-			if n == head.Kind {
-				k = kind(i)
-			}
-		}
-		if k < 0 {
-			*p = append(*p, fmt.Sprintf("%s.kind: want one of organization, account, campaign, insight, leadContact, got %s", path, quote(head.Kind)))
-			continue
-		}
-		e := s.s.reset(k, s.line)
-		var rec any
-		switch k {
-		case kindOrganization:
-			rec = &orgRecord{Organization: e.org}
-		case kindAccount:
-			rec = &accountRecord{Account: e.acc}
-		case kindCampaign:
-			rec = &campaignRecord{Campaign: e.cmp}
-		case kindInsight:
-			rec = &insightRecord{Insight: e.ins}
-		default:
-			rec = &leadRecord{LeadContact: e.lead}
-		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(rec); err != nil {
-			*p = append(*p, decodeProblem(path, err))
-			continue
-		}
-		return e, nil
-	}
 }
 
 // docSource yields the elements of a document in memory.

@@ -40,7 +40,7 @@ func set(v ...string) map[string]bool {
 	return m
 }
 
-// problems collects validation messages.
+// problems collects the validation messages of one element.
 type problems []string
 
 func (p *problems) add(path, format string, args ...any) {
@@ -111,6 +111,29 @@ func (p *problems) number(path string, v *float64) {
 	if v != nil && *v < 0 {
 		p.add(path, "must not be negative")
 	}
+}
+
+// collector keeps an import's first maxProblems problems and counts the rest.
+type collector struct {
+	kept  []string
+	total int
+}
+
+func (c *collector) add(ps ...string) {
+	for _, p := range ps {
+		c.total++
+		if len(c.kept) < maxProblems {
+			c.kept = append(c.kept, p)
+		}
+	}
+}
+
+// err is the *ValidationError of the problems collected, or nil.
+func (c *collector) err() error {
+	if c.total == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: c.kept, More: c.total - len(c.kept)}
 }
 
 func quote(s string) string {
@@ -207,8 +230,8 @@ func (p *problems) organization(path string, o *Organization) *time.Time {
 	return t
 }
 
-// account checks one account and returns its last sync time.
-func (p *problems) account(path string, a *Account) *time.Time {
+// account checks one account.
+func (p *problems) account(path string, a *Account) {
 	p.id(path+".id", a.ID)
 	p.id(path+".organizationId", a.OrganizationID)
 	p.text(path+".platformAdAccountId", a.PlatformAdAccountID, true)
@@ -224,7 +247,7 @@ func (p *problems) account(path string, a *Account) *time.Time {
 	if a.IsActive == nil {
 		p.add(path+".isActive", "required (a boolean)")
 	}
-	t := p.timestamp(path+".lastSyncAt", a.LastSyncAt)
+	p.timestamp(path+".lastSyncAt", a.LastSyncAt)
 	if a.AccessTokenEncrypted != nil {
 		if len(*a.AccessTokenEncrypted) > 16<<10 {
 			p.add(path+".accessTokenEncrypted", "longer than 16 KiB")
@@ -233,11 +256,10 @@ func (p *problems) account(path string, a *Account) *time.Time {
 		}
 	}
 	p.payload(path+".rawPayload", a.RawPayload)
-	return t
 }
 
-// campaign checks one campaign and returns its sync time.
-func (p *problems) campaign(path string, c *Campaign) *time.Time {
+// campaign checks one campaign.
+func (p *problems) campaign(path string, c *Campaign) {
 	p.id(path+".id", c.ID)
 	p.id(path+".accountId", c.AccountID)
 	p.text(path+".name", c.Name, true)
@@ -248,9 +270,8 @@ func (p *problems) campaign(path string, c *Campaign) *time.Time {
 	}
 	p.decimal(path+".dailyBudget", c.DailyBudget, false)
 	p.decimal(path+".lifetimeBudget", c.LifetimeBudget, false)
-	t := p.timestamp(path+".syncedAt", c.SyncedAt)
+	p.timestamp(path+".syncedAt", c.SyncedAt)
 	p.payload(path+".rawPayload", c.RawPayload)
-	return t
 }
 
 // insight checks one insight row and returns its date (zero when invalid)
