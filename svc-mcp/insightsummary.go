@@ -21,25 +21,25 @@ type insightSummaryInput struct {
 // insightSummary is one row of svc_insights_summary: one group of the
 // service's summary (api-server/openapi.yaml, InsightSummaryGroup).
 type insightSummary struct {
-	Level             string  `json:"level" jsonschema:"the level of every row totalled: account or campaign"`
-	Currency          string  `json:"currency" jsonschema:"the currency of every amount of this row (spend, cpc, cpm, purchaseValue); never add rows of different currencies"`
-	AccountID         *string `json:"accountId" jsonschema:"the account of the row (an id of svc_accounts) with groupBy account or campaign; null otherwise"`
-	CampaignID        *string `json:"campaignId" jsonschema:"the campaign of the row with groupBy campaign; null otherwise"`
-	PeriodStart       *string `json:"periodStart" jsonschema:"with groupBy day, week or month: the first day of the calendar period (YYYY-MM-DD); the sums cover only its days within from..to; null otherwise (the period is from..to)"`
-	PeriodEnd         *string `json:"periodEnd" jsonschema:"with groupBy day, week or month: the last day of the calendar period (YYYY-MM-DD); null otherwise"`
-	Rows              int     `json:"rows" jsonschema:"number of insight rows totalled"`
-	Days              int     `json:"days" jsonschema:"number of distinct days with rows"`
-	Spend             string  `json:"spend" jsonschema:"exact sum of spend, a decimal string in currency"`
+	Level             string  `json:"level" jsonschema:"level of every row totalled: account or campaign"`
+	Currency          string  `json:"currency" jsonschema:"currency of every amount of this row; never add rows of different currencies"`
+	AccountID         *string `json:"accountId" jsonschema:"account (an id of svc_accounts) with groupBy account or campaign; else null"`
+	CampaignID        *string `json:"campaignId" jsonschema:"campaign with groupBy campaign; else null"`
+	PeriodStart       *string `json:"periodStart" jsonschema:"with groupBy day, week or month: first day of the calendar period, of which only the days in from..to are totalled; else null"`
+	PeriodEnd         *string `json:"periodEnd" jsonschema:"with groupBy day, week or month: last day of the calendar period; else null"`
+	Rows              int     `json:"rows" jsonschema:"insight rows totalled"`
+	Days              int     `json:"days" jsonschema:"distinct days with rows"`
+	Spend             string  `json:"spend" jsonschema:"exact sum of spend, decimal string in currency"`
 	Impressions       int64   `json:"impressions" jsonschema:"sum of impressions"`
 	Clicks            int64   `json:"clicks" jsonschema:"sum of clicks"`
-	CTR               *string `json:"ctr" jsonschema:"click-through rate in percent, clicks / impressions × 100 from the sums (4 decimal places); null when impressions is 0"`
-	CPC               *string `json:"cpc" jsonschema:"cost per click in currency, spend / clicks from the sums (4 decimal places); null when clicks is 0"`
-	CPM               *string `json:"cpm" jsonschema:"cost per thousand impressions in currency, spend / impressions × 1000 from the sums (4 decimal places); null when impressions is 0"`
-	PurchaseRows      int     `json:"purchaseRows" jsonschema:"rows with purchase evidence: purchases covers these rows only; when fewer than rows, say so"`
-	Purchases         *string `json:"purchases" jsonschema:"exact sum of purchases over the purchaseRows rows (a decimal string); null when no row has evidence: unknown, not zero"`
-	PurchaseValueRows int     `json:"purchaseValueRows" jsonschema:"rows with a purchase value: purchaseValue and roas cover these rows only"`
-	PurchaseValue     *string `json:"purchaseValue" jsonschema:"exact sum of purchase value over the purchaseValueRows rows, in currency; null when none has one: unknown, not zero"`
-	ROAS              *string `json:"roas" jsonschema:"return on ad spend of the purchaseValueRows rows: purchaseValue / their spend (4 decimal places); null when unknown"`
+	CTR               *string `json:"ctr" jsonschema:"clicks / impressions × 100 (percent, 4 decimals); null if no impressions"`
+	CPC               *string `json:"cpc" jsonschema:"spend / clicks in currency (4 decimals); null if no clicks"`
+	CPM               *string `json:"cpm" jsonschema:"spend / impressions × 1000 in currency (4 decimals); null if no impressions"`
+	PurchaseRows      int     `json:"purchaseRows" jsonschema:"rows with purchase evidence, which purchases covers"`
+	Purchases         *string `json:"purchases" jsonschema:"exact sum of purchases of the purchaseRows rows; null if none: unknown, not zero"`
+	PurchaseValueRows int     `json:"purchaseValueRows" jsonschema:"rows with a purchase value, which purchaseValue and roas cover"`
+	PurchaseValue     *string `json:"purchaseValue" jsonschema:"exact sum of purchase value of the purchaseValueRows rows, in currency; null if none: unknown, not zero"`
+	ROAS              *string `json:"roas" jsonschema:"purchaseValue / the spend of the purchaseValueRows rows (4 decimals); null if unknown"`
 }
 
 func summaryFromSDK(g svc.InsightSummaryGroup) insightSummary {
