@@ -101,7 +101,8 @@ func legacySummaryRun(ctx context.Context, opts *InsightsOptions, prog *listing.
 	fmt.Fprintln(opts.IO.ErrOut, "The service does not offer GET /insights/summary (an older version): reading every row to total them here, per currency and level; purchases are n/a when any row of a group lacks purchase evidence.")
 	// Totals are computed as the rows stream in, from every row of the
 	// range: when the read cannot finish, no totals are printed at all.
-	var totals svc.InsightTotals //lint:ignore SA1019 the fallback for a service without the endpoint
+	//lint:ignore SA1019 the fallback for a service without the endpoint is the deprecated client-side code.
+	var totals svc.InsightTotals
 	rows := 0
 	prog.Start(false)
 	for row, err := range src.All(ctx, opts.List.ListOptions()) {
