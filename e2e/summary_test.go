@@ -7,8 +7,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/adsnap/svc/e2e/internal/harness"
@@ -197,5 +199,75 @@ func TestSummaryExamplesAreTheDemos(t *testing.T) {
 		if diff := cmp.Diff(want, got.Data); diff != "" {
 			t.Errorf("example %s differs from the demo's rows (-oracle +example):\n%s", name, diff)
 		}
+	}
+}
+
+// TestMCPSummaryBothEras asks the built `svc mcp`, through the official
+// TypeScript client in both protocol eras (2026-07-28 and the legacy
+// initialize), for "spend per account last week" over the token test's
+// fixtures served by svctest: one call answers it completely, its
+// structuredContent validates against the tool's output schema (Ajv in the
+// client, and ours), its rows are the oracle's, and its text states the
+// period, the level and the grouping. The same against `svc-api demo` is
+// for when svc-api has the endpoint (MCPClients).
+func TestMCPSummaryBothEras(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "svc")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/svc")
+	build.Dir = filepath.Join(harness.RepoRoot(), "svc-cli")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build svc: %v\n%s", err, out)
+	}
+	const key = "svc_live_00000000000000000000000000000000000001w1XY4"
+	accounts, campaigns, insights := tokenFixtures()
+	// svctest does not filter rows by date: it serves the week's rows only.
+	var week []harness.SummaryRow
+	var weekRows []svctest.Row
+	for _, r := range insights {
+		var d struct{ Date string }
+		_ = json.Unmarshal([]byte(r.JSON), &d)
+		if day := d.Date[:10]; day >= "2026-11-14" && day <= "2026-11-20" {
+			week = append(week, harness.SummaryRow{AccountID: r.AccountID, JSON: json.RawMessage(r.JSON)})
+			weekRows = append(weekRows, r)
+		}
+	}
+	api := httptest.NewServer(&svctest.API{Key: key, Accounts: accounts, Campaigns: campaigns, Insights: weekRows,
+		DataAsOf: "2026-11-20T06:00:00Z", GeneratedAt: "2026-11-20T06:05:00Z"})
+	defer api.Close()
+	want, err := harness.ExpectedSummary(week, "account", "account")
+	if err != nil || len(want) != 3 {
+		t.Fatalf("oracle: %d groups, %v", len(want), err)
+	}
+	args := map[string]any{"level": "account", "groupBy": "account", "from": "2026-11-14", "to": "2026-11-20"}
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) {
+			res := runSession(t, map[string]any{
+				"command": bin, "args": []string{"mcp"}, "era": era,
+				"calls": []map[string]any{{"tool": "svc_insights_summary", "arguments": args}},
+				"env":   map[string]string{"SVC_API_KEY": key, "SVC_SITE_URL": api.URL, "PATH": os.Getenv("PATH"), "HOME": t.TempDir()},
+			})
+			if len(res.Results) != 1 || res.Results[0].Error != "" || res.Results[0].IsError {
+				t.Fatalf("results %+v", res.Results)
+			}
+			r := res.Results[0]
+			if err := validateOutput(t, toolByName(res.Tools, "svc_insights_summary"), r.StructuredContent); err != nil {
+				t.Errorf("structuredContent does not match the output schema: %v", err)
+			}
+			if r.StructuredContent["complete"] != true {
+				t.Errorf("one call does not answer it: complete %v", r.StructuredContent["complete"])
+			}
+			if diff := cmp.Diff(want, tableRows(t, r.StructuredContent)); diff != "" {
+				t.Errorf("rows differ from the oracle's (-oracle +tool):\n%s", diff)
+			}
+			head, table, _ := strings.Cut(r.Text, "\n")
+			if !strings.Contains(head, "period 2026-11-14..2026-11-20 (UTC days), totals of account-level insight rows by account, one currency and one level a row") {
+				t.Errorf("first line: %s", head)
+			}
+			for _, c := range []string{"EUR", "USD", "JPY"} {
+				if !strings.Contains("\n"+table, "\n"+c+"\t") && !strings.Contains(table, "currency="+c) {
+					t.Errorf("the text does not state %s:\n%s", c, table)
+				}
+			}
+		})
 	}
 }
