@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 
 	svc "github.com/adsnap/svc/sdk-go"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -85,7 +86,7 @@ func (in insightSummaryInput) checkCursor() error {
 func noSummary(err error) error {
 	return &userError{err: err, msg: "the service does not offer GET /insights/summary (an older version), so it cannot total insights; " +
 		"call svc_insights and total its rows as the glossary says (one currency and one level at a time), or ask for the service to be updated (" +
-		toolError(err, "insights:read").Error() + ")"}
+		strings.TrimPrefix(err.Error(), "svc: ") + ")"}
 }
 
 // svc_insights_summary reads GET /insights/summary.

@@ -135,7 +135,7 @@ func TestInsightSummaryToolErrors(t *testing.T) {
 	// A service without the endpoint: say so, and what to do instead.
 	api.respond("/insights/summary", &apiResponse{status: http.StatusNotFound, body: `{"statusCode":404,"message":"` + svctest.MessageNoEndpoint + `"}`})
 	res := call(t, cs, "svc_insights_summary", map[string]any{"level": "account"})
-	if got := text(t, res); !res.IsError || !strings.Contains(got, "does not offer GET /insights/summary") || !strings.Contains(got, "call svc_insights") {
+	if got := text(t, res); !res.IsError || !strings.Contains(got, "does not offer GET /insights/summary") || !strings.Contains(got, "call svc_insights") || strings.Contains(got, "accountId") {
 		t.Errorf("older service: %s", got)
 	}
 	// With accountId, a 404 is the account's.
