@@ -185,7 +185,7 @@ func testInspector(t *testing.T, e *env) {
 }
 
 // mcpTools are the tools of svc mcp, in name order.
-var mcpTools = []string{"svc_accounts", "svc_campaigns", "svc_freshness", "svc_glossary", "svc_insights"}
+var mcpTools = []string{"svc_accounts", "svc_campaigns", "svc_freshness", "svc_glossary", "svc_insights", "svc_insights_summary"}
 
 // tableRows rebuilds the rows of a listing's structuredContent (columns,
 // data, same) as objects, nested fields ("account.currency") nested again.

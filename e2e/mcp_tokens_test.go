@@ -158,6 +158,8 @@ var tokenCalls = []struct {
 	{"svc_insights 100 rows, fields", "svc_insights", map[string]any{"from": "2026-11-01", "to": "2026-11-20", "limit": 100,
 		"fields": []string{"date", "campaignId", "account.currency", "spend", "impressions", "clicks", "purchases", "purchaseValue"}}},
 	{"svc_glossary", "svc_glossary", map[string]any{}},
+	{"svc_insights_summary per account", "svc_insights_summary", map[string]any{"level": "account", "groupBy": "account", "from": "2026-11-14", "to": "2026-11-20"}},
+	{"svc_insights_summary per day", "svc_insights_summary", map[string]any{"level": "campaign", "groupBy": "day", "from": "2026-11-01", "to": "2026-11-20"}},
 }
 
 // sessionResult is what e2e/js/mcp/session.mjs prints.

@@ -44,7 +44,16 @@
 // Decimal amounts (spend, budgets, ctr, cpc, cpm) are [Decimal] values that
 // keep the exact text the service sent; [Decimal.Rat] parses them exactly.
 // Amounts in different currencies must never be added together, nor may
-// account-level and campaign-level insight rows, which overlap:
-// [SummarizeInsights] totals insights per (currency, level) and never across
-// either.
+// account-level and campaign-level insight rows, which overlap.
+// [InsightsService.Summary] asks the service for totals in one request: one
+// level, grouped in total, per account, campaign, day, ISO week or month,
+// always one currency a group, with ratios recomputed from the sums and
+// purchase totals over the rows with evidence beside their count:
+//
+//	page, err := client.Insights.Summary(ctx, &svc.InsightSummaryOptions{
+//		Level: svc.LevelAccount, GroupBy: svc.GroupByAccount,
+//	})
+//
+// [InsightsService.SummaryAll] iterates over every group. The client-side
+// [SummarizeInsights] (deprecated) totals rows already read.
 package svc

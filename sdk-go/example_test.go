@@ -40,6 +40,14 @@ func exampleServer() *httptest.Server {
 			insight("ins_1", "null", "EUR", "12.50", "2") + `,` +
 			insight("ins_2", `"cmp_1"`, "EUR", "4.25", "1") +
 			`],"meta":{"offset":0,"nextOffset":2,` + meta + `}}`,
+		"/api/v1/developer/insights/summary": `{"data":[` +
+			`{"level":"account","currency":"EUR","accountId":"acc_1","campaignId":null,"periodStart":null,"periodEnd":null,` +
+			`"rows":7,"days":7,"spend":"561.50","impressions":88639,"clicks":1520,"ctr":"1.7148","cpc":"0.3694","cpm":"6.3347",` +
+			`"purchaseRows":5,"purchases":"49","purchaseValueRows":5,"purchaseValue":"2497.25","roas":"5.7487"},` +
+			`{"level":"account","currency":"USD","accountId":"acc_2","campaignId":null,"periodStart":null,"periodEnd":null,` +
+			`"rows":7,"days":7,"spend":"641.21","impressions":94023,"clicks":0,"ctr":"0.0000","cpc":null,"cpm":"6.8197",` +
+			`"purchaseRows":0,"purchases":null,"purchaseValueRows":0,"purchaseValue":null,"roas":null}` +
+			`],"meta":{"offset":0,"nextOffset":null,` + meta + `}}`,
 		"/api/v1/developer/insights?offset=2": `{"data":[` +
 			insight("ins_3", `"cmp_2"`, "EUR", "1.75", "null") + `,` +
 			insight("ins_4", "null", "USD", "9.99", "3") +
@@ -182,6 +190,40 @@ func ExampleSummarizeInsights() {
 	// EUR account  rows=1 spend=12.50 clicks=3 purchases=2
 	// EUR campaign rows=2 spend=6.00 clicks=6 purchases=unavailable
 	// USD account  rows=1 spend=9.99 clicks=3 purchases=3
+}
+
+func ExampleInsightsService_Summary() {
+	srv := exampleServer()
+	defer srv.Close()
+	client, err := svc.NewClient(svc.WithAPIKey(exampleKey), svc.WithSiteURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Spend per account last week, computed by the service in one request:
+	// one group per account, each in one currency, account-level rows only.
+	page, err := client.Insights.Summary(context.Background(), &svc.InsightSummaryOptions{
+		From:    svc.Date{Year: 2026, Month: 11, Day: 13},
+		To:      svc.Date{Year: 2026, Month: 11, Day: 19},
+		Level:   svc.LevelAccount,
+		GroupBy: svc.GroupByAccount,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	orNA := func(d *svc.Decimal) string {
+		if d == nil {
+			return "n/a" // unknown, never zero
+		}
+		return d.String()
+	}
+	for _, g := range page.Data {
+		fmt.Printf("%s %s spend=%s %s cpc=%s purchases=%s (from %d of %d rows)\n",
+			*g.AccountID, g.Level, g.Spend, g.Currency, orNA(g.CPC), orNA(g.Purchases), g.PurchaseRows, g.Rows)
+	}
+	// Output:
+	// acc_1 account spend=561.50 EUR cpc=0.3694 purchases=49 (from 5 of 7 rows)
+	// acc_2 account spend=641.21 USD cpc=n/a purchases=n/a (from 0 of 7 rows)
 }
 
 func ExampleValidateAPIKey() {

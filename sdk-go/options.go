@@ -99,8 +99,15 @@ func (o *ListOptions) values() (url.Values, []string) {
 
 func (o *InsightListOptions) query(today Date) (url.Values, error) {
 	q, problems := o.values()
+	return dateQuery(q, problems, o.From, o.To, today)
+}
+
+// dateQuery checks the insight window from..to with InsightDates, adds it to
+// q, and returns q, or a *ValidationError with every problem (those found
+// before, then the window's).
+func dateQuery(q url.Values, problems []string, from, to, today Date) (url.Values, error) {
 	var causes []error
-	if _, err := InsightDates(o.From, o.To, today); err != nil {
+	if _, err := InsightDates(from, to, today); err != nil {
 		dr := err.(*DateRangeError)
 		problems = append(problems, dr.Problems...)
 		causes = append(causes, dr)
@@ -108,11 +115,11 @@ func (o *InsightListOptions) query(today Date) (url.Values, error) {
 	if len(problems) > 0 {
 		return nil, &ValidationError{Problems: problems, causes: causes}
 	}
-	if !o.From.IsZero() {
-		q.Set("from", o.From.String())
+	if !from.IsZero() {
+		q.Set("from", from.String())
 	}
-	if !o.To.IsZero() {
-		q.Set("to", o.To.String())
+	if !to.IsZero() {
+		q.Set("to", to.String())
 	}
 	return q, nil
 }

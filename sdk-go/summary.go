@@ -58,6 +58,13 @@ type InsightSummary struct {
 // Sums are exact: spend is added as decimal text, and purchase numbers are
 // added as the shortest decimal that reads back as the same float64, so 0.1
 // plus 0.2 gives 0.3.
+//
+// Deprecated: Use [InsightsService.Summary], which the service answers in
+// one request instead of every row read, with more groupings (account,
+// campaign, day, week, month), recomputed ratios, and purchase totals over
+// the rows with evidence beside their count (where SummarizeInsights gives
+// nil as soon as one row lacks evidence). SummarizeInsights stays for rows
+// already in hand and for services without GET /insights/summary.
 func SummarizeInsights(rows []Insight) []InsightSummary {
 	var t InsightTotals
 	for _, r := range rows {
@@ -70,6 +77,9 @@ func SummarizeInsights(rows []Insight) []InsightSummary {
 // does for a slice, so that a bulk read can be totalled as it streams (with
 // [InsightsService.All]) without keeping its rows. The zero value is ready
 // to use.
+//
+// Deprecated: Use [InsightsService.Summary] or [InsightsService.SummaryAll];
+// see [SummarizeInsights].
 type InsightTotals struct {
 	groups map[totalsKey]*totalsAcc
 }

@@ -6,6 +6,11 @@
 //   - svc_accounts: ad accounts (GET /accounts, scope accounts:read)
 //   - svc_campaigns: campaigns (GET /campaigns, scope campaigns:read)
 //   - svc_insights: daily insights (GET /insights, scope insights:read)
+//   - svc_insights_summary: totals of the insights of one level, per
+//     currency and by total, account, campaign, day, week or month,
+//     computed by the service in one call (GET /insights/summary, scope
+//     insights:read); its description tells models to prefer it to paging
+//     svc_insights for totals
 //
 // and two more tools: svc_glossary (what every column means and how values
 // combine; also the resource svc://glossary) and svc_freshness (how fresh
@@ -14,8 +19,9 @@
 //
 // Each listing takes limit (1–100; without it at most 50 rows, fewer when
 // they would not fit in about 8,000 tokens), offset (0–10000), accountId,
-// cursor and fields (the columns to keep); svc_insights also takes from and
-// to (YYYY-MM-DD, UTC). A result is a table in both channels:
+// cursor and fields (the columns to keep); svc_insights and
+// svc_insights_summary also take from and to (YYYY-MM-DD, UTC), and
+// svc_insights_summary level and groupBy. A result is a table in both channels:
 // structuredContent holds columns, data (one array a row), same (the columns
 // with one value in every row), the API envelope's meta, complete and
 // cursor; the text content is a line stating that the rows are a stored

@@ -14,10 +14,6 @@ import (
 // which arguments and which rules of the glossary apply. They read nothing
 // themselves.
 
-// reviewFields are the insight columns a review needs, so that the listing
-// costs fewer tokens than whole rows.
-const reviewFields = `["date","campaignId","account.currency","purchaseMeasurement","spend","impressions","clicks","reach","purchases","purchaseValue"]`
-
 func addPrompts(s *mcp.Server, t *tools) {
 	s.AddPrompt(&mcp.Prompt{
 		Name:        "weekly-performance-review",
@@ -75,8 +71,9 @@ func addPrompts(s *mcp.Server, t *tools) {
 	})
 }
 
-// reviewSteps is the body of a prompt that reads two periods of insights
-// and ends with what to write.
+// reviewSteps is the body of a prompt that reads the totals of two periods
+// and ends with what to write. The totals come from svc_insights_summary,
+// one call per period and level, not from pages of rows.
 func reviewSteps(accountID string, first, second [2]svc.Date, write string) string {
 	account := ""
 	if accountID != "" {
@@ -87,11 +84,15 @@ func reviewSteps(accountID string, first, second [2]svc.Date, write string) stri
 	b.WriteString("1. Call svc_glossary once (or read the resource " + glossaryURI + ") and follow its rules.\n")
 	b.WriteString("2. Call svc_freshness and state the snapshot's dataAsOf in your answer.\n")
 	b.WriteString("3. Call svc_accounts to name each account and its currency.\n")
-	for i, p := range [][2]svc.Date{first, second} {
-		fmt.Fprintf(&b, "%d. Call svc_insights with {\"from\": %q, \"to\": %q%s, \"fields\": %s}; while complete is false, call it again with the result's cursor until complete is true.\n",
-			4+i, p[0].String(), p[1].String(), account, reviewFields)
+	step := 4
+	for _, level := range []struct{ level, what string }{{"account", "the totals per account"}, {"campaign", "the totals per campaign"}} {
+		for _, p := range [][2]svc.Date{first, second} {
+			fmt.Fprintf(&b, "%d. Call svc_insights_summary with {\"from\": %q, \"to\": %q%s, \"level\": %q, \"groupBy\": %q} for %s; while complete is false, call it again with the result's cursor until complete is true.\n",
+				step, p[0].String(), p[1].String(), account, level.level, level.level, level.what)
+			step++
+		}
 	}
-	b.WriteString("6. Total per account and currency from the account-level rows only (campaignId null); use campaign-level rows only for per-campaign figures. Never add amounts in different currencies. Recompute ctr, cpc, cpm and roas from the sums; never average them. Do not add reach across days. Treat null purchase values as unknown, not zero.\n\n")
+	fmt.Fprintf(&b, "%d. Compare row by row within one currency and one level: never add or compare amounts in different currencies, and never add account-level and campaign-level totals. Use the service's ctr, cpc, cpm and roas (recomputed from sums); never average them. purchases and purchaseValue cover only purchaseRows and purchaseValueRows of rows: say so when they are fewer, and treat null as unknown, not zero. Do not use svc_insights to add up rows.\n\n", step)
 	b.WriteString(write)
 	return b.String()
 }

@@ -164,6 +164,9 @@ func (e *userError) Unwrap() error { return e.err }
 // messages built here never quote it.
 func toolError(err error, scope string) error {
 	const fixKey = "create a key in Settings → Developer keys and set SVC_API_KEY in the env of this server's entry in the MCP host configuration (command: svc, args: [\"mcp\"])"
+	if uErr, ok := errors.AsType[*userError](err); ok {
+		return uErr // a tool's own message already
+	}
 	if apiErr, ok := errors.AsType[*svc.APIError](err); ok {
 		return &userError{msg: apiErrorMessage(apiErr, scope), err: err}
 	}

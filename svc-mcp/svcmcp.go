@@ -26,6 +26,7 @@ Boundaries:
 - Account-level insight rows (campaignId null) and campaign-level rows overlap: never sum them together.
 - purchases, purchaseValue and roas are null when purchase evidence is unavailable: null means unknown, not zero.
 - Read the glossary (resource svc://glossary, or the svc_glossary tool) before totalling or comparing values: reach does not add across days, ctr/cpc/cpm/roas are recomputed from sums and never averaged.
+- For totals (spend per account, campaign, day, week or month; cpc, cpm, ctr, roas over a period), call svc_insights_summary: the service totals in one call, one currency and one level a row, instead of many pages of svc_insights rows to add up.
 - Each result is a table: columns, data (one array a row) and same (the columns with one value in every row); the text content holds the same table, one line a row. fields keeps only the columns you need.
 - Results come in bounded calls of at most limit rows (at most 100; without limit, at most 50 and fewer when they would not fit in about 8,000 tokens). complete: true means the rows so far are the whole listing; complete: false means more rows remain: call the same tool again with cursor set to the result's cursor (and no other argument but limit) until complete is true, or say that the rows shown are not all of them. Never present a listing as complete while complete is false.`
 
@@ -86,7 +87,7 @@ func withNow(now func() time.Time) Option {
 }
 
 // NewServer returns the MCP server: the tools svc_accounts, svc_campaigns,
-// svc_insights, svc_glossary and svc_freshness, the resources
+// svc_insights, svc_insights_summary, svc_glossary and svc_freshness, the resources
 // svc://glossary and svc://freshness, and two prompts. The SDK client is created here; when it cannot be (no
 // SVC_API_KEY, a malformed key, an invalid site URL), the server still
 // starts and every tool call answers with a tool error saying what to fix.

@@ -232,7 +232,8 @@ func TestResourcesAndPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := p.Messages[0].Content.(*mcp.TextContent).Text
-	for _, phrase := range []string{`"from": "2026-11-13", "to": "2026-11-19", "accountId": "act_1"`, `"from": "2026-11-06", "to": "2026-11-12"`, "svc_glossary", "svc_freshness", "never average"} {
+	for _, phrase := range []string{`svc_insights_summary with {"from": "2026-11-13", "to": "2026-11-19", "accountId": "act_1", "level": "account", "groupBy": "account"}`,
+		`{"from": "2026-11-06", "to": "2026-11-12", "accountId": "act_1", "level": "campaign", "groupBy": "campaign"}`, "svc_glossary", "svc_freshness", "never average", "purchaseRows"} {
 		if !strings.Contains(body, phrase) {
 			t.Errorf("weekly review lacks %q:\n%s", phrase, body)
 		}

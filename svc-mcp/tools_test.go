@@ -23,7 +23,7 @@ func TestListTools(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"svc_accounts", "svc_campaigns", "svc_freshness", "svc_glossary", "svc_insights"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"svc_accounts", "svc_campaigns", "svc_freshness", "svc_glossary", "svc_insights", "svc_insights_summary"}, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
 

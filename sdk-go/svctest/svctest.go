@@ -11,12 +11,18 @@
 // Modelled, in svc-api's order: unknown paths (404) and methods (405); the
 // key (401); the scope of the endpoint (403); the query string (400 with
 // every problem: unknown or repeated parameters, limit, offset, accountId,
-// from and to, the insight date window); an accountId that is not an
-// account of the organization (404); paging by limit and offset with
-// nextOffset and the offset limit. Not modelled: rate limits, credentials in
-// the query string, organization overrides, key expiry headers, the
-// filtering of insight rows by date (rows are returned whatever their
-// date; from and to are only checked).
+// level and groupBy, from and to, the insight date window); an accountId
+// that is not an account of the organization (404); paging by limit and
+// offset with nextOffset and the offset limit. Not modelled: rate limits,
+// credentials in the query string, organization overrides, key expiry
+// headers, the filtering of insight rows by date (rows are returned, and
+// summed, whatever their date; from and to are only checked).
+//
+// GET /insights/summary (api-server/openapi.yaml, readInsightSummary) is
+// answered from Insights by the rules of openapi.yaml's InsightSummaryGroup;
+// e2e checks its answers against that document and against its own oracle
+// (harness.ExpectedSummary). Its messages for level and groupBy
+// (MessageLevelRequired and the others) are the texts svc-api is to use.
 package svctest
 
 import (
@@ -59,6 +65,22 @@ const (
 	MessageMethod = "method not allowed: this API is read-only and accepts GET and HEAD only"
 )
 
+// Messages of the summary's own parameters (400), in the order svc-api
+// checks them: after accountId, before the dates.
+const (
+	// MessageLevelRequired is the message when level is missing.
+	MessageLevelRequired = "level is required: account or campaign"
+	// MessageLevelInvalid is the message when level is neither account nor
+	// campaign.
+	MessageLevelInvalid = "level must be account or campaign"
+	// MessageGroupByInvalid is the message for a groupBy the endpoint does
+	// not know.
+	MessageGroupByInvalid = "groupBy must be one of total, account, campaign, day, week, month"
+	// MessageGroupByCampaignLevel is the message for groupBy campaign with
+	// level account.
+	MessageGroupByCampaignLevel = "groupBy campaign needs level campaign: account-level rows have no campaign"
+)
+
 // MessageMissingScope is the message of the 403 for a key without scope
 // (such as "campaigns:read").
 func MessageMissingScope(scope string) string {
@@ -68,9 +90,10 @@ func MessageMissingScope(scope string) string {
 // capNotes are added to Note on a page that stops at the offset limit while
 // rows remain, per resource.
 var capNotes = map[string]string{
-	"insights":  " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them with a narrower date range (from, to) or per account (accountId).",
-	"campaigns": " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them per account (accountId).",
-	"accounts":  " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit, and no filter of this endpoint reaches them.",
+	"insights":         " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them with a narrower date range (from, to) or per account (accountId).",
+	"campaigns":        " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them per account (accountId).",
+	"accounts":         " More rows exist beyond the offset limit (10000): nextOffset is null here only because of that limit, and no filter of this endpoint reaches them.",
+	"insights/summary": " More groups exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them per account (accountId) when grouping by account or campaign, or with a narrower date range (from, to) when grouping by day, week or month.",
 }
 
 // Row is one row of a resource: the id of the account it belongs to (the
@@ -101,6 +124,10 @@ type API struct {
 	// Now is the clock that decides which days are in the future; nil means
 	// time.Now.
 	Now func() time.Time
+	// NoSummary makes the API answer as a svc-api without GET
+	// /insights/summary (before issue 34) does: 404 for that path, for
+	// clients that fall back to reading every row.
+	NoSummary bool
 }
 
 // WriteError writes the error body of SPEC §7: statusCode and message (a
@@ -192,6 +219,12 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rows = a.Campaigns
 	case "insights":
 		rows = a.Insights
+	case "insights/summary":
+		rows = a.Insights
+		if !a.NoSummary {
+			break
+		}
+		fallthrough
 	default:
 		WriteError(w, http.StatusNotFound, MessageNoEndpoint)
 		return
@@ -206,7 +239,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusUnauthorized, MessageUnauthorized)
 		return
 	}
-	if scope := resource + ":read"; a.Scopes != nil && !slices.Contains(a.Scopes, scope) {
+	scope, _, _ := strings.Cut(resource, "/")
+	if scope += ":read"; a.Scopes != nil && !slices.Contains(a.Scopes, scope) {
 		WriteError(w, http.StatusForbidden, MessageMissingScope(scope))
 		return
 	}
@@ -214,7 +248,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.Now != nil {
 		now = a.Now
 	}
-	p, problems := parseQuery(r.URL.RawQuery, resource == "insights", svc.DateOf(now().UTC()))
+	p, problems := parseQuery(r.URL.RawQuery, resource, svc.DateOf(now().UTC()))
 	if len(problems) > 0 {
 		WriteError(w, http.StatusBadRequest, problems)
 		return
@@ -231,6 +265,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rows = slices.DeleteFunc(slices.Clone(rows), func(x Row) bool { return x.AccountID != p.accountID })
 	}
 
+	if resource == "insights/summary" {
+		groups, err := summarize(rows, p.level, p.groupBy)
+		if err != nil {
+			WriteError(w, http.StatusInternalServerError, "svctest: "+err.Error())
+			return
+		}
+		rows = groups
+	}
 	data := []json.RawMessage{}
 	for i := p.offset; i < len(rows) && i < p.offset+p.limit; i++ {
 		data = append(data, json.RawMessage(rows[i].JSON))
@@ -255,16 +297,19 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 type params struct {
-	limit, offset int
-	accountID     string
+	limit, offset  int
+	accountID      string
+	level, groupBy string
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 
-// parseQuery checks the query string as svc-api does, with its messages,
-// in its order. The date window itself is svc.InsightDates.
-func parseQuery(rawQuery string, insights bool, today svc.Date) (params, []string) {
-	p := params{limit: 50}
+// parseQuery checks the query string of resource as svc-api does, with its
+// messages, in its order. The date window itself is svc.InsightDates.
+func parseQuery(rawQuery, resource string, today svc.Date) (params, []string) {
+	insights := strings.HasPrefix(resource, "insights")
+	summary := resource == "insights/summary"
+	p := params{limit: 50, groupBy: "total"}
 	var problems []string
 	values, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -273,6 +318,9 @@ func parseQuery(rawQuery string, insights bool, today svc.Date) (params, []strin
 	known := []string{"limit", "offset", "accountId"}
 	if insights {
 		known = append(known, "from", "to")
+	}
+	if summary {
+		known = append(known, "level", "groupBy")
 	}
 	names := make([]string, 0, len(values))
 	for k := range values {
@@ -320,10 +368,39 @@ func parseQuery(rawQuery string, insights bool, today svc.Date) (params, []strin
 		}
 		p.accountID = v
 	}
+	if summary {
+		problems = append(problems, p.summaryProblems(values)...)
+	}
 	if insights {
 		problems = append(problems, dateProblems(values, today)...)
 	}
 	return p, problems
+}
+
+// summaryProblems checks level and groupBy, in svc-api's words.
+func (p *params) summaryProblems(values url.Values) []string {
+	var problems []string
+	level, ok := values["level"]
+	switch {
+	case !ok:
+		problems = append(problems, MessageLevelRequired)
+	case len(level) == 1 && (level[0] == "account" || level[0] == "campaign"):
+		p.level = level[0]
+	case len(level) == 1:
+		problems = append(problems, MessageLevelInvalid)
+	}
+	if g, ok := values["groupBy"]; ok && len(g) == 1 {
+		switch g[0] {
+		case "total", "account", "campaign", "day", "week", "month":
+			p.groupBy = g[0]
+		default:
+			problems = append(problems, MessageGroupByInvalid)
+		}
+	}
+	if p.groupBy == "campaign" && p.level == "account" {
+		problems = append(problems, MessageGroupByCampaignLevel)
+	}
+	return problems
 }
 
 func firstOf(v []string) string {

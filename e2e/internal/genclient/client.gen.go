@@ -38,6 +38,24 @@ func (e InsightPurchaseMeasurement) Valid() bool {
 	}
 }
 
+// Defines values for InsightSummaryGroupLevel.
+const (
+	InsightSummaryGroupLevelAccount  InsightSummaryGroupLevel = "account"
+	InsightSummaryGroupLevelCampaign InsightSummaryGroupLevel = "campaign"
+)
+
+// Valid indicates whether the value is a known member of the InsightSummaryGroupLevel enum.
+func (e InsightSummaryGroupLevel) Valid() bool {
+	switch e {
+	case InsightSummaryGroupLevelAccount:
+		return true
+	case InsightSummaryGroupLevelCampaign:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MetaLiveMetaRequest.
 const (
 	False MetaLiveMetaRequest = false
@@ -62,6 +80,102 @@ const (
 func (e MetaSource) Valid() bool {
 	switch e {
 	case StoredSnapshot:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GroupBy.
+const (
+	GroupByAccount  GroupBy = "account"
+	GroupByCampaign GroupBy = "campaign"
+	GroupByDay      GroupBy = "day"
+	GroupByMonth    GroupBy = "month"
+	GroupByTotal    GroupBy = "total"
+	GroupByWeek     GroupBy = "week"
+)
+
+// Valid indicates whether the value is a known member of the GroupBy enum.
+func (e GroupBy) Valid() bool {
+	switch e {
+	case GroupByAccount:
+		return true
+	case GroupByCampaign:
+		return true
+	case GroupByDay:
+		return true
+	case GroupByMonth:
+		return true
+	case GroupByTotal:
+		return true
+	case GroupByWeek:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Level.
+const (
+	LevelAccount  Level = "account"
+	LevelCampaign Level = "campaign"
+)
+
+// Valid indicates whether the value is a known member of the Level enum.
+func (e Level) Valid() bool {
+	switch e {
+	case LevelAccount:
+		return true
+	case LevelCampaign:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadInsightSummaryParamsLevel.
+const (
+	ReadInsightSummaryParamsLevelAccount  ReadInsightSummaryParamsLevel = "account"
+	ReadInsightSummaryParamsLevelCampaign ReadInsightSummaryParamsLevel = "campaign"
+)
+
+// Valid indicates whether the value is a known member of the ReadInsightSummaryParamsLevel enum.
+func (e ReadInsightSummaryParamsLevel) Valid() bool {
+	switch e {
+	case ReadInsightSummaryParamsLevelAccount:
+		return true
+	case ReadInsightSummaryParamsLevelCampaign:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadInsightSummaryParamsGroupBy.
+const (
+	ReadInsightSummaryParamsGroupByAccount  ReadInsightSummaryParamsGroupBy = "account"
+	ReadInsightSummaryParamsGroupByCampaign ReadInsightSummaryParamsGroupBy = "campaign"
+	ReadInsightSummaryParamsGroupByDay      ReadInsightSummaryParamsGroupBy = "day"
+	ReadInsightSummaryParamsGroupByMonth    ReadInsightSummaryParamsGroupBy = "month"
+	ReadInsightSummaryParamsGroupByTotal    ReadInsightSummaryParamsGroupBy = "total"
+	ReadInsightSummaryParamsGroupByWeek     ReadInsightSummaryParamsGroupBy = "week"
+)
+
+// Valid indicates whether the value is a known member of the ReadInsightSummaryParamsGroupBy enum.
+func (e ReadInsightSummaryParamsGroupBy) Valid() bool {
+	switch e {
+	case ReadInsightSummaryParamsGroupByAccount:
+		return true
+	case ReadInsightSummaryParamsGroupByCampaign:
+		return true
+	case ReadInsightSummaryParamsGroupByDay:
+		return true
+	case ReadInsightSummaryParamsGroupByMonth:
+		return true
+	case ReadInsightSummaryParamsGroupByTotal:
+		return true
+	case ReadInsightSummaryParamsGroupByWeek:
 		return true
 	default:
 		return false
@@ -198,6 +312,101 @@ type InsightPage struct {
 	Meta Meta      `json:"meta"`
 }
 
+// InsightSummaryGroup The totals of one group of insight rows: one currency, one level, and the keys of the
+// grouping (`accountId`, `campaignId`, `periodStart`/`periodEnd`), `null` where the grouping
+// has no such key.
+//
+// Arithmetic: decimal amounts are added exactly (decimal arithmetic, never binary
+// floating point). A sum is written with the largest number of decimal places among the
+// values it adds, as stored (`12.50` + `7.5` is `20.00`; yen amounts stored without
+// decimals stay without). `purchases` and `purchaseValue` are 64-bit floats on the rows:
+// each is taken as the decimal of at most 15 significant digits that C's `%.15g` writes
+// (`78.45` stays `78.45`; PostgreSQL's float8-to-numeric cast and Go's
+// `strconv.FormatFloat(v, 'g', 15, 64)` give the same) and those are added exactly.
+//
+// Ratios (`ctr`, `cpc`, `cpm`, `roas`) are computed from the exact sums of this group,
+// never averaged over rows, and rounded once, half away from zero, to exactly 4 decimal
+// places (`"1.0800"`): what Go's `big.Rat.FloatString(4)` gives, and PostgreSQL's
+// `round(n, 4)` of the exact quotient. A ratio is `null` when its denominator is 0.
+//
+// Purchases are unknown, not zero, where a row has no purchase evidence
+// (`purchaseMeasurement` `unavailable`): such rows are left out of `purchases`,
+// `purchaseValue` and `roas`, whose rows are counted in `purchaseRows` and
+// `purchaseValueRows`; compare those with `rows` before comparing groups.
+//
+// `reach` is not summed: a row's reach counts the people reached that day, and the same
+// person reached on two days (or by two campaigns) is counted on each, so a sum of daily
+// reach is not the reach of the group. Read daily reach from `GET /insights`.
+type InsightSummaryGroup struct {
+	// AccountId The account (its `id`, as `accountId` takes it) of every row of the group, with `groupBy` `account` or `campaign`; null otherwise.
+	AccountId *string `json:"accountId"`
+
+	// CampaignId The campaign of every row of the group, with `groupBy` `campaign`; null otherwise.
+	CampaignId *string `json:"campaignId"`
+
+	// Clicks Sum of the rows' clicks.
+	Clicks int `json:"clicks"`
+
+	// Cpc Cost per click in `currency`: spend / clicks, 4 decimal places; null when clicks is 0.
+	Cpc *string `json:"cpc"`
+
+	// Cpm Cost per thousand impressions in `currency`: spend / impressions × 1000, 4 decimal places; null when impressions is 0.
+	Cpm *string `json:"cpm"`
+
+	// Ctr Click-through rate in percent, as the rows' ctr: clicks / impressions × 100, 4 decimal places; null when impressions is 0.
+	//
+	// Examples: 1.0821
+	Ctr *string `json:"ctr"`
+
+	// Currency The account currency of every row of the group; every amount of the group is in it.
+	Currency string `json:"currency"`
+
+	// Days Number of distinct dates among the group's rows.
+	Days int `json:"days"`
+
+	// Impressions Sum of the rows' impressions.
+	Impressions int `json:"impressions"`
+
+	// Level The level of every row of the group (the `level` parameter).
+	Level InsightSummaryGroupLevel `json:"level"`
+
+	// PeriodEnd With `groupBy` `day`, `week` or `month`: the last day (YYYY-MM-DD) of the calendar period (the day; the Sunday of the ISO week; the last of the month), even when the window ends earlier; null otherwise.
+	PeriodEnd *openapi_types.Date `json:"periodEnd"`
+
+	// PeriodStart With `groupBy` `day`, `week` or `month`: the first day (YYYY-MM-DD) of the calendar period (the day; the Monday of the ISO week; the first of the month), even when the window starts later; null otherwise. The sums cover only the days of the period within `from`..`to`.
+	PeriodStart *openapi_types.Date `json:"periodStart"`
+
+	// PurchaseRows Rows with purchase evidence: `purchaseMeasurement` `reported_purchase_value` or `reported_purchase_count` and `purchases` not null. `purchases` covers these rows only.
+	PurchaseRows int `json:"purchaseRows"`
+
+	// PurchaseValue Exact sum of `purchaseValue` over the `purchaseValueRows` rows, in `currency` (a decimal string); null when `purchaseValueRows` is 0: unknown, not zero.
+	PurchaseValue *string `json:"purchaseValue"`
+
+	// PurchaseValueRows Rows with a purchase value: `purchaseMeasurement` not `unavailable` and `purchaseValue` not null (a `reported_purchase_count` row may have none). `purchaseValue` and `roas` cover these rows only.
+	PurchaseValueRows int `json:"purchaseValueRows"`
+
+	// Purchases Exact sum of `purchases` over the `purchaseRows` rows (a decimal string); null when `purchaseRows` is 0: unknown, not zero.
+	Purchases *string `json:"purchases"`
+
+	// Roas Return on ad spend of the `purchaseValueRows` rows: `purchaseValue` / the spend of those rows (not of every row), 4 decimal places; null when `purchaseValueRows` is 0 or their spend is 0.
+	Roas *string `json:"roas"`
+
+	// Rows Number of insight rows in the group.
+	Rows int `json:"rows"`
+
+	// Spend Exact sum of the rows' spend, in `currency`.
+	Spend string `json:"spend"`
+}
+
+// InsightSummaryGroupLevel The level of every row of the group (the `level` parameter).
+type InsightSummaryGroupLevel string
+
+// InsightSummaryPage defines model for InsightSummaryPage.
+type InsightSummaryPage struct {
+	Data []InsightSummaryGroup `json:"data"`
+	Meta Meta                  `json:"meta"`
+}
+
 // Meta defines model for Meta.
 type Meta struct {
 	// DataAsOf Newest sync time among the organization's stored rows (RFC 3339); 1970-01-01T00:00:00Z if nothing was imported.
@@ -237,6 +446,12 @@ type AccountId = string
 
 // From defines model for from.
 type From = openapi_types.Date
+
+// GroupBy defines model for groupBy.
+type GroupBy string
+
+// Level defines model for level.
+type Level string
 
 // Limit defines model for limit.
 type Limit = int
@@ -309,6 +524,36 @@ type ReadInsightSnapshotsParams struct {
 	// To Last date (UTC), not in the future. Default today.
 	To *To `form:"to,omitempty" json:"to,omitempty"`
 }
+
+// ReadInsightSummaryParams defines parameters for ReadInsightSummary.
+type ReadInsightSummaryParams struct {
+	// Level The insight rows to total: `account` (account-level rows, `campaignId` null) or `campaign` (campaign-level rows). Required: the two levels overlap, so one answer never holds both.
+	Level ReadInsightSummaryParamsLevel `form:"level" json:"level"`
+
+	// GroupBy How rows are grouped, always within one currency: `total` (one group per currency), `account`, `campaign` (only with `level=campaign`), `day`, `week` (ISO weeks, Monday to Sunday) or `month` (calendar months).
+	GroupBy *ReadInsightSummaryParamsGroupBy `form:"groupBy,omitempty" json:"groupBy,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset Rows to skip; follow `meta.nextOffset` for the next page.
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// AccountId Keep the rows of this account (its `id`). An account outside the key's organization gives 404.
+	AccountId *AccountId `form:"accountId,omitempty" json:"accountId,omitempty"`
+
+	// From First date (UTC), not in the future. Default `to` minus 29 days; the range is at most 90 days.
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Last date (UTC), not in the future. Default today.
+	To *To `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// ReadInsightSummaryParamsLevel defines parameters for ReadInsightSummary.
+type ReadInsightSummaryParamsLevel string
+
+// ReadInsightSummaryParamsGroupBy defines parameters for ReadInsightSummary.
+type ReadInsightSummaryParamsGroupBy string
 
 // AsErrorMessage0 returns the union data inside the Error_Message as a ErrorMessage0
 func (t Error_Message) AsErrorMessage0() (ErrorMessage0, error) {
@@ -470,6 +715,43 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 	ReadInsightSnapshots(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadInsightSummary Totals of stored daily insights, per currency and level
+	//
+	// Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
+	// computed by the service in one request, so that a total does not need every row read.
+	// Requires the scope `insights:read`; charged as one request, like a page of a list.
+	//
+	// Every item is one group of rows with exactly **one currency and one level**: amounts in
+	// different currencies are never added together, nor are account-level rows (`campaignId`
+	// null) and campaign-level rows, which overlap.
+	//
+	// - `level` (required) chooses the rows: `account` or `campaign`.
+	// - `groupBy` chooses the groups, always within one currency: `total` (the default: one
+	//   group per currency), `account`, `campaign` (with `level=campaign` only), `day`, `week`
+	//   (ISO weeks, Monday to Sunday) or `month` (calendar months).
+	// - `from`, `to` and `accountId` follow the rules of `GET /insights` (default: the last
+	//   30 days; at most 90 days, none in the future; an `accountId` outside the key's
+	//   organization gives 404). Every group sums only the rows of that window: a week or
+	//   month group that the window cuts holds only the window's days of it.
+	// - `limit` and `offset` page the groups exactly as the lists page rows (1 to 100,
+	//   default 50; offset 0 to 10000; `meta.nextOffset`, `meta.returned`), and an unknown
+	//   or repeated query parameter gives 400, as on the lists.
+	// - Groups come in a stable order: `currency`, then `accountId`, then `campaignId` (byte
+	//   order), then `periodStart` (oldest first). A group exists only where at least one row
+	//   does: with no rows in the window, `data` is empty.
+	// - When the groups do not all fit below the offset limit (possible only with more than
+	//   10,100 campaigns or accounts), the page at the limit says so in `meta.note`: read the
+	//   rest per account (`accountId`) when grouping by account or campaign, or with a
+	//   narrower date range when grouping by day, week or month.
+	//
+	// `spend`, `impressions` and `clicks` are sums; `ctr`, `cpc`, `cpm` and `roas` are
+	// recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
+	// only the rows with purchase evidence, whose number is given beside them; `reach` is not
+	// summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+	//
+	// Corresponds with GET /insights/summary (the `ReadInsightSummary` operationId).
+	ReadInsightSummary(ctx context.Context, params *ReadInsightSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ReadAccountSnapshots List stored ad account snapshots
@@ -517,6 +799,53 @@ func (c *Client) ReadCampaignSnapshots(ctx context.Context, params *ReadCampaign
 // Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 func (c *Client) ReadInsightSnapshots(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadInsightSnapshotsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadInsightSummary Totals of stored daily insights, per currency and level
+//
+// Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
+// computed by the service in one request, so that a total does not need every row read.
+// Requires the scope `insights:read`; charged as one request, like a page of a list.
+//
+// Every item is one group of rows with exactly **one currency and one level**: amounts in
+// different currencies are never added together, nor are account-level rows (`campaignId`
+// null) and campaign-level rows, which overlap.
+//
+//   - `level` (required) chooses the rows: `account` or `campaign`.
+//   - `groupBy` chooses the groups, always within one currency: `total` (the default: one
+//     group per currency), `account`, `campaign` (with `level=campaign` only), `day`, `week`
+//     (ISO weeks, Monday to Sunday) or `month` (calendar months).
+//   - `from`, `to` and `accountId` follow the rules of `GET /insights` (default: the last
+//     30 days; at most 90 days, none in the future; an `accountId` outside the key's
+//     organization gives 404). Every group sums only the rows of that window: a week or
+//     month group that the window cuts holds only the window's days of it.
+//   - `limit` and `offset` page the groups exactly as the lists page rows (1 to 100,
+//     default 50; offset 0 to 10000; `meta.nextOffset`, `meta.returned`), and an unknown
+//     or repeated query parameter gives 400, as on the lists.
+//   - Groups come in a stable order: `currency`, then `accountId`, then `campaignId` (byte
+//     order), then `periodStart` (oldest first). A group exists only where at least one row
+//     does: with no rows in the window, `data` is empty.
+//   - When the groups do not all fit below the offset limit (possible only with more than
+//     10,100 campaigns or accounts), the page at the limit says so in `meta.note`: read the
+//     rest per account (`accountId`) when grouping by account or campaign, or with a
+//     narrower date range when grouping by day, week or month.
+//
+// `spend`, `impressions` and `clicks` are sums; `ctr`, `cpc`, `cpm` and `roas` are
+// recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
+// only the rows with purchase evidence, whose number is given beside them; `reach` is not
+// summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+//
+// Corresponds with GET /insights/summary (the `ReadInsightSummary` operationId).
+func (c *Client) ReadInsightSummary(ctx context.Context, params *ReadInsightSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadInsightSummaryRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -785,6 +1114,128 @@ func NewReadInsightSnapshotsRequest(server string, params *ReadInsightSnapshotsP
 	return req, nil
 }
 
+// NewReadInsightSummaryRequest constructs an http.Request for the ReadInsightSummary method
+func NewReadInsightSummaryRequest(server string, params *ReadInsightSummaryParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/insights/summary")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "level", params.Level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "groupBy", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AccountId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "accountId", *params.AccountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -859,6 +1310,45 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 	ReadInsightSnapshotsWithResponse(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*ReadInsightSnapshotsResponse, error)
+
+	// ReadInsightSummaryWithResponse Totals of stored daily insights, per currency and level
+	//
+	// Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
+	// computed by the service in one request, so that a total does not need every row read.
+	// Requires the scope `insights:read`; charged as one request, like a page of a list.
+	//
+	// Every item is one group of rows with exactly **one currency and one level**: amounts in
+	// different currencies are never added together, nor are account-level rows (`campaignId`
+	// null) and campaign-level rows, which overlap.
+	//
+	// - `level` (required) chooses the rows: `account` or `campaign`.
+	// - `groupBy` chooses the groups, always within one currency: `total` (the default: one
+	//   group per currency), `account`, `campaign` (with `level=campaign` only), `day`, `week`
+	//   (ISO weeks, Monday to Sunday) or `month` (calendar months).
+	// - `from`, `to` and `accountId` follow the rules of `GET /insights` (default: the last
+	//   30 days; at most 90 days, none in the future; an `accountId` outside the key's
+	//   organization gives 404). Every group sums only the rows of that window: a week or
+	//   month group that the window cuts holds only the window's days of it.
+	// - `limit` and `offset` page the groups exactly as the lists page rows (1 to 100,
+	//   default 50; offset 0 to 10000; `meta.nextOffset`, `meta.returned`), and an unknown
+	//   or repeated query parameter gives 400, as on the lists.
+	// - Groups come in a stable order: `currency`, then `accountId`, then `campaignId` (byte
+	//   order), then `periodStart` (oldest first). A group exists only where at least one row
+	//   does: with no rows in the window, `data` is empty.
+	// - When the groups do not all fit below the offset limit (possible only with more than
+	//   10,100 campaigns or accounts), the page at the limit says so in `meta.note`: read the
+	//   rest per account (`accountId`) when grouping by account or campaign, or with a
+	//   narrower date range when grouping by day, week or month.
+	//
+	// `spend`, `impressions` and `clicks` are sums; `ctr`, `cpc`, `cpm` and `roas` are
+	// recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
+	// only the rows with purchase evidence, whose number is given beside them; `reach` is not
+	// summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /insights/summary (the `ReadInsightSummary` operationId).
+	ReadInsightSummaryWithResponse(ctx context.Context, params *ReadInsightSummaryParams, reqEditors ...RequestEditorFn) (*ReadInsightSummaryResponse, error)
 }
 
 // ReadAccountSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadAccountSnapshots
@@ -1257,6 +1747,138 @@ func (r ReadInsightSnapshotsResponse) ContentType() string {
 	return ""
 }
 
+// ReadInsightSummaryResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightSummary
+type ReadInsightSummaryResponse200Headers struct {
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadInsightSummaryResponse400Headers the declared response headers of an HTTP 400 response for ReadInsightSummary
+type ReadInsightSummaryResponse400Headers struct {
+	RateLimitPolicy *string
+}
+
+// ReadInsightSummaryResponse401Headers the declared response headers of an HTTP 401 response for ReadInsightSummary
+type ReadInsightSummaryResponse401Headers struct {
+	RateLimit       *string
+	WWWAuthenticate *string
+}
+
+// ReadInsightSummaryResponse403Headers the declared response headers of an HTTP 403 response for ReadInsightSummary
+type ReadInsightSummaryResponse403Headers struct {
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
+}
+
+// ReadInsightSummaryResponse429Headers the declared response headers of an HTTP 429 response for ReadInsightSummary
+type ReadInsightSummaryResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type ReadInsightSummaryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InsightSummaryPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReadInsightSummaryResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReadInsightSummaryResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReadInsightSummaryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReadInsightSummaryResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadInsightSummaryResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON200() *InsightSummaryPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReadInsightSummaryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadInsightSummaryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadInsightSummaryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadInsightSummaryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadInsightSummaryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ReadAccountSnapshotsWithResponse List stored ad account snapshots
 //
 // One page of the organization's ad accounts, ordered by id. Requires the scope `accounts:read`.
@@ -1304,6 +1926,51 @@ func (c *ClientWithResponses) ReadInsightSnapshotsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseReadInsightSnapshotsResponse(rsp)
+}
+
+// ReadInsightSummaryWithResponse Totals of stored daily insights, per currency and level
+//
+// Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
+// computed by the service in one request, so that a total does not need every row read.
+// Requires the scope `insights:read`; charged as one request, like a page of a list.
+//
+// Every item is one group of rows with exactly **one currency and one level**: amounts in
+// different currencies are never added together, nor are account-level rows (`campaignId`
+// null) and campaign-level rows, which overlap.
+//
+//   - `level` (required) chooses the rows: `account` or `campaign`.
+//   - `groupBy` chooses the groups, always within one currency: `total` (the default: one
+//     group per currency), `account`, `campaign` (with `level=campaign` only), `day`, `week`
+//     (ISO weeks, Monday to Sunday) or `month` (calendar months).
+//   - `from`, `to` and `accountId` follow the rules of `GET /insights` (default: the last
+//     30 days; at most 90 days, none in the future; an `accountId` outside the key's
+//     organization gives 404). Every group sums only the rows of that window: a week or
+//     month group that the window cuts holds only the window's days of it.
+//   - `limit` and `offset` page the groups exactly as the lists page rows (1 to 100,
+//     default 50; offset 0 to 10000; `meta.nextOffset`, `meta.returned`), and an unknown
+//     or repeated query parameter gives 400, as on the lists.
+//   - Groups come in a stable order: `currency`, then `accountId`, then `campaignId` (byte
+//     order), then `periodStart` (oldest first). A group exists only where at least one row
+//     does: with no rows in the window, `data` is empty.
+//   - When the groups do not all fit below the offset limit (possible only with more than
+//     10,100 campaigns or accounts), the page at the limit says so in `meta.note`: read the
+//     rest per account (`accountId`) when grouping by account or campaign, or with a
+//     narrower date range when grouping by day, week or month.
+//
+// `spend`, `impressions` and `clicks` are sums; `ctr`, `cpc`, `cpm` and `roas` are
+// recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
+// only the rows with purchase evidence, whose number is given beside them; `reach` is not
+// summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /insights/summary (the `ReadInsightSummary` operationId).
+func (c *ClientWithResponses) ReadInsightSummaryWithResponse(ctx context.Context, params *ReadInsightSummaryParams, reqEditors ...RequestEditorFn) (*ReadInsightSummaryResponse, error) {
+	rsp, err := c.ReadInsightSummary(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadInsightSummaryResponse(rsp)
 }
 
 // ParseReadAccountSnapshotsResponse parses an HTTP response from a ReadAccountSnapshotsWithResponse call
@@ -1810,6 +2477,183 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReadInsightSnapshotsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReadInsightSummaryResponse parses an HTTP response from a ReadInsightSummaryWithResponse call
+func ParseReadInsightSummaryResponse(rsp *http.Response) (*ReadInsightSummaryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadInsightSummaryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InsightSummaryPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReadInsightSummaryResponse200Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReadInsightSummaryResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReadInsightSummaryResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReadInsightSummaryResponse403Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReadInsightSummaryResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

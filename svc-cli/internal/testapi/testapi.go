@@ -6,10 +6,16 @@
 // (SVC_SITE_URL=$API/slow):
 //
 //	(none)          the data, paged by limit and offset
+//	/old            the data, as a service without GET /insights/summary (404)
+//	/demo           14 days of the demo organization of `svc-api demo` (3
+//	                accounts in EUR, USD and JPY, both levels, rows without
+//	                purchase evidence), as of 2026-11-23; /demo/old: without
+//	                GET /insights/summary
 //	/pages          120 accounts, campaigns and insights (3 pages by default)
 //	/moved          like /pages, but dataAsOf changes after the first page
 //	/capped         10,150 rows of one account and one day (accounts too):
-//	                past the offset limit, so --all cannot read them all
+//	                past the offset limit, so --all cannot read them all;
+//	                /capped/old: without GET /insights/summary
 //	/expiring       the data, with a key that expires in 3 days
 //	/empty          no rows
 //	/nasty          names holding terminal escapes and bidi controls
@@ -99,7 +105,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	prefix, resource, ok := strings.Cut(r.URL.Path, apiPath)
-	if !ok || strings.Contains(resource, "/") {
+	if !ok || strings.Contains(resource, "/") && resource != "insights/summary" {
 		svctest.WriteError(w, http.StatusNotFound, svctest.MessageNoEndpoint)
 		return
 	}
@@ -149,6 +155,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case "capped":
 		api.Accounts, api.Campaigns, api.Insights = many("accounts", 10150), many("campaigns", 10150), many("insights", 10150)
+		api.NoSummary = arg == "old"
 	case "expiring":
 		w.Header().Set("Api-Key-Expires-At", time.Now().Add(72*time.Hour+time.Minute).UTC().Format(time.RFC3339))
 	case "empty":
@@ -159,6 +166,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		api.Accounts, api.Campaigns, api.Insights = formulaAccounts, formulaCampaigns, nil
 	case "echo":
 		api.DataAsOf = r.URL.Query().Encode()
+	case "old":
+		api.NoSummary = true
+	case "demo":
+		api.Accounts, api.Campaigns, api.Insights, api.AccountIDs = demo.Accounts, demo.Campaigns, demo.Insights, nil
+		api.DataAsOf, api.NoSummary = "2026-11-23T18:00:00Z", arg == "old"
 	}
 	api.ServeHTTP(w, r)
 }
@@ -173,6 +185,16 @@ type row = svctest.Row
 var fixturesJSON []byte
 
 var fixtures = svctest.MustParseFixtures(fixturesJSON)
+
+// demo are the rows of /demo: `svc-api demo`'s organization org_demo_acme
+// from 2026-11-10 to 2026-11-23 (its data as of 2026-11-23T18:42:07Z);
+// e2e validates them against openapi.yaml and builds the document's summary
+// examples from them (summary_test.go).
+//
+//go:embed testdata/demo.json
+var demoJSON []byte
+
+var demo = svctest.MustParseFixtures(demoJSON)
 
 var nasty = []row{
 	{AccountID: "acc_1", JSON: `{"id":"acc_1","accountName":"\u001b[31mRED\u001b[0m \u202eevil\u202c","currency":"EUR","timezone":"Europe/Berlin","isActive":true,"lastSyncAt":null}`},

@@ -3,8 +3,6 @@ package insights
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"iter"
 
 	"github.com/spf13/cobra"
@@ -27,14 +25,19 @@ type InsightsOptions struct {
 	From    svc.Date
 	To      svc.Date
 	Summary bool
-	Format  output.Format
+	// GroupBy is --group-by; empty means total.
+	GroupBy svc.GroupBy
+	// Level is --level; empty means both levels, one request each (only
+	// campaign with --group-by campaign).
+	Level  svc.Level
+	Format output.Format
 }
 
 // NewCmdInsights returns the insights command. runF, when not nil, runs
 // instead of the command body (for flag tests).
 func NewCmdInsights(f *cmdutil.Factory, runF func(*InsightsOptions) error) *cobra.Command {
 	opts := &InsightsOptions{IO: f.IOStreams, Client: f.Client}
-	var from, to string
+	var from, to, groupBy, level string
 	cmd := &cobra.Command{
 		Use:   "insights",
 		Short: "List the stored daily insight rows, or their totals",
@@ -48,11 +51,25 @@ Dates are UTC days (YYYY-MM-DD), both ends included, at most 90 days apart and
 not in the future. Neither --from nor --to: the last 30 days. Only --from: up
 to today. Only --to: the 30 days ending on --to.
 
---summary reads every page of the range and prints totals per currency and
-level (rows, spend, impressions, clicks, purchases, purchase value).`,
+--summary prints totals instead of rows, computed by the service in one
+request per level (API: GET /insights/summary): every group has one currency
+and one level, never more. Without --level, both levels are asked for and
+printed together (account-level groups first within each currency);
+--group-by total (the default), account, campaign (campaign level only), day,
+week (ISO, Monday to Sunday) or month groups the rows within each currency.
+Each group has its rows, the days with rows, spend, impressions, clicks, and
+ctr (percent), cpc and cpm recomputed from the sums. Purchases and purchase
+value are summed over the rows that have purchase evidence only, and the
+table says how many they are when some rows have none: "49 (from 5 of 7
+rows)"; n/a means no row of the group has any. (Before the service offered
+summaries, svc read every row and showed n/a as soon as one row lacked
+evidence; it still does so, per currency and level, against a service without
+GET /insights/summary.) Reach is not totalled: daily reach does not add up.`,
 		Example: `  svc insights
   svc insights --from 2026-11-01 --to 2026-11-19 --accountId acc_1
   svc insights --summary
+  svc insights --summary --level account --group-by account --from 2026-11-13 --to 2026-11-19
+  svc insights --summary --level campaign --group-by week -o csv
   svc insights --all -o csv > insights.csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -72,6 +89,9 @@ level (rows, spend, impressions, clicks, purchases, purchase value).`,
 				}
 				*d.dst = v
 			}
+			if err := opts.summaryFlags(cmd, groupBy, level); err != nil {
+				return err
+			}
 			format, err := output.ParseFormat(opts.List.Output, opts.IO.IsStdoutTTY())
 			if err != nil {
 				return cmdutil.FlagErrorWrap(err)
@@ -86,7 +106,15 @@ level (rows, spend, impressions, clicks, purchases, purchase value).`,
 	cmdutil.AddListFlags(cmd, &opts.List)
 	cmd.Flags().StringVar(&from, "from", "", "first day, YYYY-MM-DD (UTC)")
 	cmd.Flags().StringVar(&to, "to", "", "last day, YYYY-MM-DD (UTC)")
-	cmd.Flags().BoolVar(&opts.Summary, "summary", false, "print totals per currency and level over every page instead of the rows")
+	cmd.Flags().BoolVar(&opts.Summary, "summary", false, "print totals (per currency, level and --group-by) computed by the service instead of the rows")
+	cmd.Flags().StringVar(&groupBy, "group-by", "", "with --summary: total (default), account, campaign, day, week or month")
+	cmd.Flags().StringVar(&level, "level", "", "with --summary: account or campaign (default: both, one request each)")
+	_ = cmd.RegisterFlagCompletionFunc("group-by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"total", "account", "campaign", "day", "week", "month"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("level", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"account", "campaign"}, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
@@ -118,25 +146,7 @@ func insightsRun(ctx context.Context, opts *InsightsOptions) error {
 	if !opts.Summary {
 		return listing.Run(ctx, opts.IO, req, opts.Format, Spec, prog, src)
 	}
-	// Totals are computed as the rows stream in, from every row of the
-	// range: when the read cannot finish, no totals are printed at all.
-	var totals svc.InsightTotals
-	rows := 0
-	prog.Start(false)
-	for row, err := range src.All(ctx, req.List) {
-		if err != nil {
-			prog.Done()
-			return fmt.Errorf("no totals printed, since they would miss rows (%d rows read): %w", rows, err)
-		}
-		totals.Add(row.Value)
-		rows++
-	}
-	prog.Done()
-	if err := output.Print(opts.IO, opts.Format, prog.Meta(), totals.Summaries(), SummarySpec); err != nil {
-		return err
-	}
-	fmt.Fprintln(opts.IO.ErrOut, "Totals per currency and level: amounts in different currencies, and account-level and campaign-level rows (which overlap), are never added together.")
-	return nil
+	return summaryRun(ctx, opts, client, prog, src)
 }
 
 func date(i svc.Insight) string {
@@ -207,71 +217,5 @@ var Spec = output.Spec[svc.Insight]{
 		{Header: "roas", Value: func(i svc.Insight) string { return output.CSVNumber(i.ROAS) }},
 		{Header: "attributionWindow", Value: func(i svc.Insight) string { return i.AttributionWindow }},
 		{Header: "syncedAt", Value: func(i svc.Insight) string { return output.CSVTime(i.SyncedAt) }},
-	},
-}
-
-// summaryJSON is the JSON form of a svc.InsightSummary; null means
-// unavailable, never zero. Spend is a decimal string and purchases and
-// purchaseValue are numbers, as in the API's insight rows.
-type summaryJSON struct {
-	Currency      string       `json:"currency"`
-	Level         svc.Level    `json:"level"`
-	Rows          int          `json:"rows"`
-	Spend         svc.Decimal  `json:"spend"`
-	Impressions   int64        `json:"impressions"`
-	Clicks        int64        `json:"clicks"`
-	Purchases     *json.Number `json:"purchases"`
-	PurchaseValue *json.Number `json:"purchaseValue"`
-}
-
-// number returns d as a JSON number, as the API sends purchases and
-// purchaseValue, or nil (null) when d is nil.
-func number(d *svc.Decimal) *json.Number {
-	if d == nil {
-		return nil
-	}
-	n := json.Number(d.String())
-	return &n
-}
-
-func naDecimal(d *svc.Decimal) string {
-	if d == nil {
-		return output.NA
-	}
-	return d.String()
-}
-
-// SummarySpec is how the totals of --summary are printed.
-var SummarySpec = output.Spec[svc.InsightSummary]{
-	Table: []output.Column[svc.InsightSummary]{
-		{Header: "CURRENCY", Value: func(s svc.InsightSummary) string { return s.Currency }},
-		{Header: "LEVEL", Value: func(s svc.InsightSummary) string { return string(s.Level) }},
-		{Header: "ROWS", Right: true, Value: func(s svc.InsightSummary) string { return output.Int(int64(s.Rows)) }},
-		{Header: "SPEND", Right: true, Value: func(s svc.InsightSummary) string { return output.Money(s.Spend.String(), s.Currency) }},
-		{Header: "IMPRESSIONS", Right: true, Value: func(s svc.InsightSummary) string { return output.Int(s.Impressions) }},
-		{Header: "CLICKS", Right: true, Value: func(s svc.InsightSummary) string { return output.Int(s.Clicks) }},
-		{Header: "PURCHASES", Right: true, Value: func(s svc.InsightSummary) string { return naDecimal(s.Purchases) }},
-		{Header: "VALUE", Right: true, Value: func(s svc.InsightSummary) string {
-			if s.PurchaseValue == nil {
-				return output.NA
-			}
-			return output.Money(output.PadDecimals(s.PurchaseValue.String(), 2), s.Currency)
-		}},
-	},
-	CSV: []output.Column[svc.InsightSummary]{
-		{Header: "currency", Value: func(s svc.InsightSummary) string { return s.Currency }},
-		{Header: "level", Value: func(s svc.InsightSummary) string { return string(s.Level) }},
-		{Header: "rows", Value: func(s svc.InsightSummary) string { return output.Int(int64(s.Rows)) }},
-		{Header: "spend", Value: func(s svc.InsightSummary) string { return s.Spend.String() }},
-		{Header: "impressions", Value: func(s svc.InsightSummary) string { return output.Int(s.Impressions) }},
-		{Header: "clicks", Value: func(s svc.InsightSummary) string { return output.Int(s.Clicks) }},
-		{Header: "purchases", Value: func(s svc.InsightSummary) string { return output.CSVDecimal(s.Purchases) }},
-		{Header: "purchaseValue", Value: func(s svc.InsightSummary) string { return output.CSVDecimal(s.PurchaseValue) }},
-	},
-	JSON: func(s svc.InsightSummary) any {
-		return summaryJSON{
-			Currency: s.Currency, Level: s.Level, Rows: s.Rows, Spend: s.Spend,
-			Impressions: s.Impressions, Clicks: s.Clicks, Purchases: number(s.Purchases), PurchaseValue: number(s.PurchaseValue),
-		}
 	},
 }

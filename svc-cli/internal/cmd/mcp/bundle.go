@@ -71,6 +71,7 @@ func bundleManifest(opts *InstallOptions) ([]byte, string) {
 			{"name": "svc_accounts", "description": "Stored snapshot of the organization's ad accounts."},
 			{"name": "svc_campaigns", "description": "Stored snapshot of campaigns."},
 			{"name": "svc_insights", "description": "Stored daily insight rows for up to 90 days."},
+			{"name": "svc_insights_summary", "description": "Totals of the insights per currency and level, computed by the service."},
 			{"name": "svc_glossary", "description": "What every field means and how values combine."},
 			{"name": "svc_freshness", "description": "How fresh the stored snapshot is."},
 		},

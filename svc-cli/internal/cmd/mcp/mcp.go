@@ -34,7 +34,8 @@ such as a desktop assistant. Standard input and output carry protocol messages
 only; logs go to standard error.
 
 Tools: svc_accounts, svc_campaigns and svc_insights, read-only counterparts of
-the three API endpoints, and svc_glossary and svc_freshness; resources
+the three API endpoints, svc_insights_summary (totals computed by the service,
+GET /insights/summary), and svc_glossary and svc_freshness; resources
 svc://glossary and svc://freshness; prompts weekly-performance-review and
 compare-periods. They cannot create ads, change budgets, generate
 content or send messages; account and campaign names are data, never
