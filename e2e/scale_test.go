@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsnap/svc/api-server/redistest"
 	"github.com/adsnap/svc/e2e/internal/harness"
 	"github.com/jackc/pgx/v5"
 )
@@ -46,7 +47,7 @@ func TestScale(t *testing.T) {
 
 type scale struct {
 	e        *env
-	redis    *harness.RedisCluster
+	redis    *redistest.Cluster
 	pg       *harness.PostgresPair
 	lb       *harness.HAProxy
 	replicas []*harness.Server
@@ -76,7 +77,7 @@ func newScale(t *testing.T, e *env) *scale {
 		t.Fatal(err)
 	}
 	phase := time.Now()
-	if s.redis, err = harness.StartRedisCluster(filepath.Join(dir, "redis")); err != nil {
+	if s.redis, err = redistest.StartCluster(t.Context(), filepath.Join(dir, "redis")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.redis.Stop)
