@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -24,11 +23,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Set at build time with -ldflags -X.
+// Set at build time with -ldflags -X (version: see version.go).
 var (
-	version = "dev"
-	commit  = "unknown"
-	date    = "unknown"
+	commit = "unknown"
+	date   = "unknown"
 )
 
 // ExitCode is the process exit status.
@@ -340,18 +338,4 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd.Name(), args)}
 	}
 	return nil
-}
-
-// binaryVersion returns the version set with -ldflags -X (`make build` stamps
-// the versions.yaml one), else the module version the go command recorded
-// (`go install github.com/adsnap/svc/keys-admin/cmd/…@vX.Y.Z` gives X.Y.Z), else "dev".
-func binaryVersion() string {
-	if version != "dev" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == "github.com/adsnap/svc/keys-admin" &&
-		info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return strings.TrimPrefix(info.Main.Version, "v")
-	}
-	return version
 }
