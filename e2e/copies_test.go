@@ -10,7 +10,11 @@ import (
 	"go/printer"
 	"go/token"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/sdk-go/svctest"
 )
 
 // funcSource returns the source of the function name in file (its doc
@@ -73,6 +77,29 @@ func TestVersionFunctionsAreOne(t *testing.T) {
 			if got != first {
 				t.Errorf("%s in %s differs from %s's:\n%s\nwant:\n%s", fn.name, file, copies[0].src, got, first)
 			}
+		}
+	}
+}
+
+// TestKeyMakerMatchesKeysAdmin: svctest.MakeKey, the key maker of the SDK's
+// and its users' tests (sdk-go/internal/keyformat, the SDK's one copy of the
+// checksum), makes from the random part of a key that keys-admin generated
+// exactly that key, and keys-admin accepts each key it makes.
+func TestKeyMakerMatchesKeysAdmin(t *testing.T) {
+	t.Parallel()
+	for range 200 {
+		key, err := apikey.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		random := key[len(apikey.Prefix) : len(apikey.Prefix)+apikey.RandomLen]
+		if got := svctest.MakeKey(random); got != key {
+			t.Fatalf("svctest.MakeKey(%q) = %q, keys-admin generated %q", random, got, key)
+		}
+	}
+	for _, random := range []string{strings.Repeat("0", apikey.RandomLen), strings.Repeat("z", apikey.RandomLen)} {
+		if err := apikey.Validate(svctest.MakeKey(random)); err != nil {
+			t.Errorf("keys-admin refuses svctest.MakeKey(%q): %v", random, err)
 		}
 	}
 }

@@ -61,6 +61,7 @@ require (
 
 require (
 	github.com/adsnap/svc/api-server v1.0.0
+	github.com/adsnap/svc/keys-admin v1.0.0
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/gorilla/mux v1.8.0 // indirect
