@@ -75,7 +75,7 @@ func newEnv() (e *env, err error) {
 	}
 	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
 	e = &env{keys: map[string]string{}, keyIDs: map[string]string{}, rec: &recorder{}}
-	if e.bin, err = harness.Build(dir); err != nil {
+	if e.bin, err = binaries(); err != nil {
 		return nil, err
 	}
 	dbURL, drop, err := harness.FreshDatabase(ctx)

@@ -122,7 +122,7 @@ README.md, section "Exit codes"):
   2  usage: bad flags or input (scope, expiry, name); nothing was done
   3  refused: not a current owner/admin, or the subscription does not allow it
   4  not found: unknown organization or key
-  5  conflict: already 10 active keys, or the key is already revoked
+  5  conflict or limit: already 10 active keys, or the key is already revoked
   6  unavailable: the database is unreachable or timed out; try again later`
 
 type app struct {
