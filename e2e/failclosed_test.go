@@ -41,16 +41,13 @@ func (e *env) want503(t *testing.T, client *http.Client, key string, limit time.
 func (e *env) wantRecovery(t *testing.T, client *http.Client, key, what string) {
 	t.Helper()
 	for i, r := range e.replicas {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		status := 0
+		if !harness.Eventually(t.Context(), 10*time.Second, 100*time.Millisecond, func() bool {
 			resp, _ := e.get(t, client, r.URL+"/api/v1/developer/accounts", key)
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: replica %d still answers %d 10 s after the restore", what, i, resp.StatusCode)
-			}
-			time.Sleep(100 * time.Millisecond)
+			status = resp.StatusCode
+			return status == http.StatusOK
+		}) {
+			t.Fatalf("%s: replica %d still answers %d 10 s after the restore", what, i, status)
 		}
 	}
 }

@@ -32,3 +32,13 @@ trap 'rm -rf "$bin"' EXIT
 if [ "${BENCH_TRACING:-1}" = 1 ]; then
   "$bin/bench" tracing
 fi
+# The hostile group's latency ratios (another client's p99 under 5,000 idle
+# connections, and under a /readyz flood): make test runs those scenarios
+# once and prints the ratio; here, on a machine the benchmark has to itself,
+# they are measured in full and judged (SVC_BENCH_TIMING=1; issue 32).
+# BENCH_HOSTILE=0 skips them.
+if [ "${BENCH_HOSTILE:-1}" = 1 ] && [ -z "${1:-}" ] && [ -z "${BENCH_MODE:-}" ]; then
+  echo "=== hostile latency ratios (e2e TestHostile, SVC_BENCH_TIMING=1)"
+  (cd e2e && SVC_BENCH_TIMING=1 go test -count=1 -timeout=30m -run 'TestHostile/(IdleConnections|ReadyzFlood)$' -v . |
+    grep -E '^(=== RUN|--- |\s+--- |ok|FAIL|PASS)|p99|ratio|hostile_test')
+fi

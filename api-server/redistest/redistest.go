@@ -203,6 +203,10 @@ func clusterInfo(ctx context.Context, addr string) string {
 	return string(out)
 }
 
+// Info returns node i's CLUSTER INFO reply (cluster_state:ok or
+// cluster_state:fail, and the rest), empty when the node does not answer.
+func (c *Cluster) Info(ctx context.Context, i int) string { return clusterInfo(ctx, c.Addrs[i]) }
+
 // Process returns node i's process, for tests that stop (SIGSTOP) or kill
 // it; Stop continues a stopped node before it kills it.
 func (c *Cluster) Process(i int) *os.Process { return c.nodes[i].cmd.Process }

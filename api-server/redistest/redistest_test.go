@@ -25,8 +25,8 @@ func TestStartCluster(t *testing.T) {
 	if want := "redis://" + c.Addrs[0] + "?addr=" + c.Addrs[1] + "&addr=" + c.Addrs[2]; c.URL != want {
 		t.Errorf("URL %q, want %q", c.URL, want)
 	}
-	for _, a := range c.Addrs {
-		info := clusterInfo(t.Context(), a)
+	for i, a := range c.Addrs {
+		info := c.Info(t.Context(), i)
 		for _, want := range []string{"cluster_state:ok", "cluster_known_nodes:3", "cluster_size:3", "cluster_slots_assigned:16384"} {
 			if !strings.Contains(info, want) {
 				t.Errorf("%s: cluster info lacks %s:\n%s", a, want, info)

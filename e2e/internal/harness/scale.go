@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -21,13 +22,20 @@ import (
 // tests use. The machine's PostgreSQL and Redis are never touched.
 
 func waitListen(addr string, d time.Duration) error {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			return nil
-		}
+	if Eventually(context.Background(), d, 50*time.Millisecond, func() bool { return listens(addr) }) {
+		return nil
 	}
 	return fmt.Errorf("nothing listens on %s after %s", addr, d)
+}
+
+// listens reports whether addr accepts a TCP connection.
+func listens(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // PostgresPair is a PostgreSQL primary and a streaming replica made from
@@ -163,10 +171,9 @@ func stopPostmaster(data string) error {
 	if err := syscall.Kill(p, syscall.SIGQUIT); err != nil {
 		return err
 	}
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if syscall.Kill(p, 0) != nil {
-			return nil
-		}
+	// Not our child (runuser started it): its exit is seen by asking.
+	if Eventually(context.Background(), 15*time.Second, 50*time.Millisecond, func() bool { return syscall.Kill(p, 0) != nil }) {
+		return nil
 	}
 	return fmt.Errorf("postmaster %d of %s still runs 15 s after SIGQUIT", p, data)
 }
