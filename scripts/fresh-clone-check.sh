@@ -5,10 +5,10 @@
 #   scripts/fresh-clone-check.sh [COMMIT]   # default HEAD; .ci/run runs it
 #
 # It clones COMMIT into a directory of its own and, with an environment that
-# is empty apart from PATH, HOME (an empty directory, so that no `go env -w`
-# setting helps either) and the Go caches (GOMODCACHE, GOCACHE: the machine's,
-# so that a warm run downloads nothing), runs in every module (git ls-files
-# '*go.mod'):
+# is empty apart from PATH, HOME (a directory of its own without any Go
+# configuration, so that no `go env -w` setting helps either) and the Go
+# caches (GOMODCACHE, GOCACHE: the machine's, so that a warm run downloads
+# nothing), runs in every module (git ls-files '*go.mod'):
 #
 #   go vet ./...  and  go build ./...
 #
@@ -49,9 +49,13 @@ gocache=$(go env GOCACHE)
 echo "=== git clone ($(git -C "$root" rev-parse --short "$commit")) into $tmp/repo"
 git clone --quiet --no-checkout "$root" "$tmp/repo"
 git -C "$tmp/repo" checkout --quiet --detach "$commit"
-mkdir -p "$tmp/home"
+# HOME holds nothing but gopls' own cache, kept between runs (its
+# configuration directory, where `go env -w` would write, is emptied).
+home=$root/.cache/fresh-clone-home
+rm -rf "$home/.config"
+mkdir -p "$home"
 fresh() { # runs "$@" with nothing but PATH, HOME and the Go caches
-  env -i PATH="$PATH" HOME="$tmp/home" GOMODCACHE="$modcache" GOCACHE="$gocache" "$@"
+  env -i PATH="$PATH" HOME="$home" GOMODCACHE="$modcache" GOCACHE="$gocache" "$@"
 }
 
 cd "$tmp/repo"
@@ -59,9 +63,11 @@ failed=()
 files=()
 for mod in $(git ls-files '*go.mod' | xargs -n1 dirname | sort); do
   echo "=== $mod: go vet ./... && go build ./..."
+  start=$SECONDS
   if ! (cd "$mod" && fresh go vet ./... && fresh go build ./...); then
     failed+=("$mod")
   fi
+  echo "    $((SECONDS - start)) s"
   # One file of the module for gopls: its doc.go, else its first Go file.
   f=$(git ls-files -- "$mod/doc.go" | head -n 1)
   [ -n "$f" ] || f=$(git ls-files -- "$mod/*.go" | grep -v '_test\.go$' | head -n 1)
@@ -71,7 +77,9 @@ done
 echo "=== gopls $GOPLS_VERSION check ${files[*]}"
 # gopls check exits 0 whatever it finds: every line it prints at severity
 # error (a diagnostic, or a workspace it could not load) is a failure.
+start=$SECONDS
 out=$(fresh "$gopls" check -severity=error "${files[@]}" 2>&1) || failed+=("gopls (exit $?)")
+echo "    $((SECONDS - start)) s"
 if [ -n "$out" ]; then
   echo "$out"
   failed+=("gopls")
