@@ -244,7 +244,11 @@ func (h *hostile) recovery(t *testing.T, key string) time.Duration {
 }
 
 // wantFastRefusals checks a load against a stalled dependency: every
-// request answered, all 503 with Retry-After, p99 ≤ 1.5 s, no time-out.
+// request answered, all 503 with Retry-After, no time-out, and p99 ≤ 1.5 s
+// (the 1 s database deadline and its overhead) under make bench; make test,
+// on a shared machine that may be loaded, holds the p99 to 5 s, which still
+// fails a server that waits on the stalled dependency (15 s client
+// time-out, the 30 s of a request's life).
 func wantFastRefusals(t *testing.T, what string, run *loadRun) {
 	t.Helper()
 	st := run.statuses()
@@ -257,8 +261,12 @@ func wantFastRefusals(t *testing.T, what string, run *loadRun) {
 	if n := run.timeouts(); n != 0 {
 		t.Errorf("%s: %d client time-outs", what, n)
 	}
-	if p99 := run.quantile(0.99); p99 > 1500*time.Millisecond {
-		t.Errorf("%s: p99 %s, want at most 1.5 s", what, p99)
+	bound := 5 * time.Second
+	if timingVerdicts() {
+		bound = 1500 * time.Millisecond
+	}
+	if p99 := run.quantile(0.99); p99 > bound {
+		t.Errorf("%s: p99 %s, want at most %s", what, p99, bound)
 	}
 	for _, s := range run.samples {
 		if s.status == http.StatusServiceUnavailable && s.retry == "" {

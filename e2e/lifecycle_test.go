@@ -16,7 +16,10 @@ func (e *env) statusOnAll(t *testing.T, client *http.Client, path, key string) [
 	t.Helper()
 	var out []int
 	for _, r := range e.replicas {
-		resp, _ := e.get(t, client, r.URL+"/api/v1/developer"+path, key)
+		resp, body := e.get(t, client, r.URL+"/api/v1/developer"+path, key)
+		if resp.StatusCode >= 500 {
+			t.Logf("%s%s: %d %.300s", r.URL, path, resp.StatusCode, body)
+		}
 		out = append(out, resp.StatusCode)
 	}
 	return out
