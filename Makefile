@@ -6,21 +6,20 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 SITE_URL ?= https://adsnap.example
 # The modules of this repository require each other at the versions in
-# versions.yaml, which exist only in a module proxy directory built from the
-# tree (make proxy): every go command run by make reads them from
-# $(PROXY_DIR) first, then from the usual proxy. See RELEASING.md.
+# versions.yaml, which are not published: in the workspace, go.work replaces
+# each of those versions with the sibling's directory, so the go commands of
+# the targets below need nothing else. Outside it (GOWORK=off: make
+# release-check, make tidy, make release-cli, a user's go get), they come from
+# a module proxy directory built from the tree (make proxy). See RELEASING.md.
 PROXY_DIR ?= $(CURDIR)/.cache/proxy
 # Every go command run by make uses the patched toolchain named by go.work's
 # toolchain line (the go command fetches it from the module proxy); the
 # machine's own Go may be older. `make GOTOOLCHAIN=…` overrides it.
 export GOTOOLCHAIN := $(shell awk '$$1 == "toolchain" { print $$2 }' go.work)
-comma := ,
-export GOPROXY := file://$(PROXY_DIR),$(subst file://$(PROXY_DIR)$(comma),,$(shell go env GOPROXY))
-export GONOSUMDB := github.com/adsnap
 # ldflags: $(1) the package holding the variables, $(2) the module directory.
 ldflags = -s -w -X $(1).version=$(call modversion,$(2)) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build build-static test lint services clean release-cli demo bench proxy dev-proxy release-check release tidy
+.PHONY: all build build-static test lint services clean release-cli demo bench proxy release-check release tidy
 
 all: build
 
@@ -30,26 +29,12 @@ proxy:
 	@test -n '$(OUT)' || { echo 'usage: make proxy OUT=dir' >&2; exit 2; }
 	cd internal/tools && GOWORK=off go run ./cmd/modproxy -root '$(CURDIR)' -out '$(abspath $(OUT))'
 
-# dev-proxy: the workspace's own proxy directory, refreshed before each target
-# that runs go in workspace mode (the go command reads the go.mod of each
-# sibling version that a go.mod requires).
-# It also drops the go.mod hashes of sibling versions that earlier runs wrote
-# to go.work.sum: they change with the tree and are never committed.
-dev-proxy:
-	@$(MAKE) --no-print-directory proxy OUT='$(PROXY_DIR)' >/dev/null
-	@$(drop-sibling-sums)
-
-# drop-sibling-sums: the go command writes those hashes again while it builds;
-# targets that build end with it, so that they leave the tree as they found it.
-drop-sibling-sums = [ ! -f go.work.sum ] || sed -i '/^github\.com\/adsnap\/svc\//d' go.work.sum
-
 ## build: binaries into bin/
-build: dev-proxy
+build:
 	@mkdir -p bin
 	cd keys-admin && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/keys-admin/cli,keys-admin)' -o ../bin/keys-admin ./cmd/keys-admin
 	cd svc-cli && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/svc-cli/internal/build,svc-cli) -X github.com/adsnap/svc/svc-cli/internal/build.siteURL=$(SITE_URL)' -o ../bin/svc ./cmd/svc
 	cd api-server && go build -trimpath -ldflags '$(call ldflags,github.com/adsnap/svc/api-server/internal/cli,api-server)' -o ../bin/svc-api ./cmd/svc-api
-	@$(drop-sibling-sums)
 
 ## release-check: each released module alone (GOWORK=off) against the sibling versions it requires, from a proxy built from the tree: build, vet, short tests; apidiff of sdk-go, keys-admin, svc-mcp against the last release (MODULES="a b" for some)
 release-check:
@@ -64,23 +49,21 @@ tidy:
 	scripts/tidy.sh $(MODULES)
 
 ## build-static: the container image's binaries (svc-api, keys-admin; static, CGO_ENABLED=0) into bin/static/, as deploy/Dockerfile and the e2e suite build them
-build-static: dev-proxy
+build-static:
 	scripts/build-static.sh bin/static
-	@$(drop-sibling-sums)
 
 ## services: make PostgreSQL and Redis reachable (start them if installed)
 services:
 	@scripts/services.sh
 
 ## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test), then each fuzz target for 10 s
-test: services dev-proxy
+test: services
 	scripts/test-deps.sh
 	scripts/test.sh
 	scripts/fuzz.sh
-	@$(drop-sibling-sums)
 
 ## lint: gofmt check, go vet and staticcheck (pinned in internal/tools/go.mod) in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
-lint: dev-proxy
+lint:
 	scripts/lint.sh
 	api-server/scripts/lint-openapi.sh
 
@@ -89,12 +72,12 @@ demo: build
 	bin/svc-api demo
 
 ## bench: performance harness (about 8 min: wrk c=64, baseline vs svc-api at 1,000,000 rows, scale run up to 10,000,000 rows); results in bench/results/; BENCH_MODE=import runs only the import run (svc-api import vs COPY at 100k, 1M, 10M rows)
-bench: dev-proxy
+bench:
 	scripts/bench.sh
 
 ## bench-scale: the scale mode (e2e/bench/scale.go): req/s and p99 through HAProxy with 1, 2 and 3 svc-api replicas, where the CPU went
 .PHONY: bench-scale
-bench-scale: dev-proxy
+bench-scale:
 	scripts/bench.sh scale
 
 ## release-cli: everything served from {site_url}/developers/ into dist/, reproducibly, from the released module versions (make proxy, GOWORK=off): svc archives for linux, darwin, windows × amd64, arm64 with a CycloneDX SBOM each, the npm package svc-cli-<v>.tgz, MCP Bundles signed with mcpb sign, server.json, install-svc.sh, the provenance statement, SHA256SUMS and its minisign signature SHA256SUMS.minisig (CLI_VERSION: default and only svc-cli's version in versions.yaml; SITE_URL; keys from SVC_RELEASE_KEY_FILE, SVC_MCPB_CERT, SVC_MCPB_KEY outside the repository, or THROWAWAY_KEYS=1 for a demo: RELEASING.md)

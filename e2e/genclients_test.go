@@ -113,13 +113,14 @@ func startDemo(t *testing.T, e *env) (*harness.Server, string) {
 			t.Errorf("demo: %v\n%s", err, srv.Logs)
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if key := demoKeyRE.FindString(srv.Logs.String()); key != "" {
-			return srv, key
-		}
+	var key string
+	if !harness.Eventually(t.Context(), 10*time.Second, 50*time.Millisecond, func() bool {
+		key = demoKeyRE.FindString(srv.Logs.String())
+		return key != ""
+	}) {
+		t.Fatalf("the demo printed no key:\n%s", srv.Logs)
 	}
-	t.Fatalf("the demo printed no key:\n%s", srv.Logs)
-	return nil, ""
+	return srv, key
 }
 
 func servedDocument(t *testing.T, site string) []byte {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,21 +234,21 @@ func (h *hostile) recovery(t *testing.T, key string) time.Duration {
 	client := harness.ClientFrom("127.0.0.99")
 	start := time.Now()
 	for i, r := range h.replicas {
-		for {
-			if s := do(t.Context(), client, r.URL+"/api/v1/developer/accounts", key); s.status == http.StatusOK {
-				break
-			}
-			if time.Since(start) > 10*time.Second {
-				t.Fatalf("replica %d still refuses 10 s after the dependency returned", i)
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !harness.Eventually(t.Context(), 10*time.Second-time.Since(start), 20*time.Millisecond, func() bool {
+			return do(t.Context(), client, r.URL+"/api/v1/developer/accounts", key).status == http.StatusOK
+		}) {
+			t.Fatalf("replica %d still refuses 10 s after the dependency returned", i)
 		}
 	}
 	return time.Since(start)
 }
 
 // wantFastRefusals checks a load against a stalled dependency: every
-// request answered, all 503 with Retry-After, p99 ≤ 1.5 s, no time-out.
+// request answered, all 503 with Retry-After, no time-out, and p99 ≤ 1.5 s
+// (the 1 s database deadline and its overhead) under make bench; make test,
+// on a shared machine that may be loaded, holds the p99 to 5 s, which still
+// fails a server that waits on the stalled dependency (15 s client
+// time-out, the 30 s of a request's life).
 func wantFastRefusals(t *testing.T, what string, run *loadRun) {
 	t.Helper()
 	st := run.statuses()
@@ -260,8 +261,12 @@ func wantFastRefusals(t *testing.T, what string, run *loadRun) {
 	if n := run.timeouts(); n != 0 {
 		t.Errorf("%s: %d client time-outs", what, n)
 	}
-	if p99 := run.quantile(0.99); p99 > 1500*time.Millisecond {
-		t.Errorf("%s: p99 %s, want at most 1.5 s", what, p99)
+	bound := 5 * time.Second
+	if timingVerdicts() {
+		bound = 1500 * time.Millisecond
+	}
+	if p99 := run.quantile(0.99); p99 > bound {
+		t.Errorf("%s: p99 %s, want at most %s", what, p99, bound)
 	}
 	for _, s := range run.samples {
 		if s.status == http.StatusServiceUnavailable && s.retry == "" {
@@ -343,6 +348,11 @@ func testIdleConnections(t *testing.T, h *hostile) {
 	key := h.e.keys["alpha_aci"]
 	target := h.replicas[0]
 	addr := strings.TrimPrefix(target.URL, "http://")
+	_, portText, _ := strings.Cut(addr, ":")
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		t.Fatalf("replica address %s: %v", addr, err)
+	}
 	victim := harness.ClientFrom("127.0.0.120")
 	url := target.URL + "/api/v1/developer/accounts?limit=5"
 	var connected, failed, kept int
@@ -372,9 +382,18 @@ func testIdleConnections(t *testing.T, h *hostile) {
 			})
 		}
 		wg.Wait()
-		// Let the server's accept loop catch up with the backlog: the
-		// measurement is of idle connections, not of their arrival.
-		time.Sleep(500 * time.Millisecond)
+		// The measurement is of idle connections, not of their arrival: it
+		// starts once the server's accept loop has taken every connection
+		// the kernel queued for it.
+		if !harness.Eventually(t.Context(), 30*time.Second, 10*time.Millisecond, func() bool {
+			n, err := harness.AcceptQueue(port)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n == 0
+		}) {
+			t.Fatal("the server's accept queue did not drain within 30 s")
+		}
 		return func() {
 			// How many of them the server kept.
 			open := 0
@@ -391,15 +410,16 @@ func testIdleConnections(t *testing.T, h *hostile) {
 		}
 	}
 	var b99, d99 time.Duration
-	for attempt := 1; attempt <= attempts; attempt++ {
-		b99, d99 = rounds(t, 3, victim, url, key, flood)
-		t.Logf("5,000 idle connections from one IP (%d connected, %d dial failures, at most %d kept open by the server); other client's p99 %s unloaded, %s loaded (%.2f×; lowest of 3 interleaved rounds each; attempt %d)",
-			connected, failed, kept, b99.Round(10*time.Microsecond), d99.Round(10*time.Microsecond), float64(d99)/float64(b99), attempt)
+	n, tries := timingRounds(3)
+	for attempt := 1; attempt <= tries; attempt++ {
+		b99, d99 = rounds(t, n, victim, url, key, flood)
+		t.Logf("5,000 idle connections from one IP (%d connected, %d dial failures, at most %d kept open by the server); other client's p99 %s unloaded, %s loaded (%.2f×; lowest of %d interleaved rounds each; attempt %d%s)",
+			connected, failed, kept, b99.Round(10*time.Microsecond), d99.Round(10*time.Microsecond), float64(d99)/float64(b99), n, attempt, timingNote())
 		if d99 <= 2*b99+noiseFloor {
 			break
 		}
 	}
-	if d99 > 2*b99+noiseFloor {
+	if timingVerdicts() && d99 > 2*b99+noiseFloor {
 		t.Errorf("another client's p99 went from %s to %s, want within 2× (+%s, the shared machine's noise) in one of %d attempts", b99, d99, noiseFloor, attempts)
 	}
 	// The count races with closes in flight (a connection the server
@@ -463,6 +483,33 @@ const noiseFloor = 2 * time.Millisecond
 // three in a row.
 const attempts = 3
 
+// timingVerdicts reports whether the latency ratios of this group fail the
+// test: only under make bench (scripts/bench.sh sets SVC_BENCH_TIMING=1 and
+// runs the IdleConnections and ReadyzFlood scenarios), on a machine the
+// benchmark has to itself. Under make test the scenarios run once, for
+// what they check besides (the connection cap, the limiter calls of a
+// /readyz flood), and print the ratio: a ratio of two p99s measured on a
+// shared, loaded machine says more about the machine than about svc-api.
+func timingVerdicts() bool { return os.Getenv("SVC_BENCH_TIMING") == "1" }
+
+// timingRounds returns how many interleaved rounds a latency comparison
+// measures (full under make bench, one otherwise) and how many attempts it
+// has.
+func timingRounds(full int) (rounds, tries int) {
+	if timingVerdicts() {
+		return full, attempts
+	}
+	return 1, 1
+}
+
+// timingNote says, in a scenario's figures, who judges the ratio.
+func timingNote() string {
+	if timingVerdicts() {
+		return ""
+	}
+	return "; the ratio is judged by make bench"
+}
+
 func testReadyzFlood(t *testing.T, h *hostile) {
 	key := h.e.keys["alpha_aci"]
 	target := h.replicas[0]
@@ -494,22 +541,27 @@ func testReadyzFlood(t *testing.T, h *hostile) {
 				}
 			})
 		}
-		time.Sleep(100 * time.Millisecond)
+		// The measurement starts once the flood does.
+		from := probes.Load()
+		if !harness.Eventually(ctx, 10*time.Second, 5*time.Millisecond, func() bool { return probes.Load() >= from+4 }) {
+			t.Fatal("the /readyz flood did not start within 10 s")
+		}
 		return func() { cancel(); wg.Wait() }
 	}
 	var b99, d99 time.Duration
 	callsBefore, floodStart := h.redisCalls(t), time.Now()
 	victimCalls := 0
-	for attempt := 1; attempt <= attempts; attempt++ {
-		b99, d99 = rounds(t, 4, victim, url, key, on)
-		victimCalls += 4*2*400 + 50 // one limiter script per API request
-		t.Logf("/readyz flood (%d probes, %d not 200): real requests' p99 %s unloaded, %s during the flood (%.2f×; lowest of 4 interleaved rounds each; attempt %d)",
-			probes.Load(), notOK.Load(), b99.Round(10*time.Microsecond), d99.Round(10*time.Microsecond), float64(d99)/float64(b99), attempt)
+	n, tries := timingRounds(4)
+	for attempt := 1; attempt <= tries; attempt++ {
+		b99, d99 = rounds(t, n, victim, url, key, on)
+		victimCalls += n*2*400 + 50 // one limiter script per API request
+		t.Logf("/readyz flood (%d probes, %d not 200): real requests' p99 %s unloaded, %s during the flood (%.2f×; lowest of %d interleaved rounds each; attempt %d%s)",
+			probes.Load(), notOK.Load(), b99.Round(10*time.Microsecond), d99.Round(10*time.Microsecond), float64(d99)/float64(b99), n, attempt, timingNote())
 		if d99 <= b99*3/2+noiseFloor {
 			break
 		}
 	}
-	if d99 > b99*3/2+noiseFloor {
+	if timingVerdicts() && d99 > b99*3/2+noiseFloor {
 		t.Errorf("real requests' p99 went from %s to %s under a /readyz flood, want within 1.5× (+%s, the shared machine's noise)", b99, d99, noiseFloor)
 	}
 	// The mechanism, without the noise: the flood made the replica check its

@@ -184,14 +184,19 @@ func testImport(t *testing.T, e *env) {
 				mu.Lock()
 				seen[env.Meta.Returned]++
 				if resp.StatusCode != 200 || (env.Meta.Returned != 0 && env.Meta.Returned != 100) {
-					bad = append(bad, fmt.Sprintf("%d %d", resp.StatusCode, env.Meta.Returned))
+					bad = append(bad, fmt.Sprintf("%d %d %.200s", resp.StatusCode, env.Meta.Returned, body))
 				}
 				mu.Unlock()
 				time.Sleep(10 * time.Millisecond)
 			}
 		}()
 		_, errOut, code, err := harness.Run(t.Context(), e.bin.API, dbEnv, "", "import", doc)
-		time.Sleep(200 * time.Millisecond)
+		// The reader has seen the import's rows (the event), or 10 s passed.
+		harness.Eventually(ctx, 10*time.Second, 10*time.Millisecond, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return seen[100] > 0
+		})
 		cancel()
 		wg.Wait()
 		if err != nil || code != 0 {
@@ -230,21 +235,19 @@ func (e *env) signalHalfway(t *testing.T, sig os.Signal, doc string, dbEnv, path
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	// sessions counts the other sessions of the database whose query
+	// matches like.
+	sessions := func(like string) int {
 		var n int
 		if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'copy%svc_import_insights%'`).Scan(&n); err != nil {
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE $1`, like).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("the import never reached its COPY:\n%s", errOut.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return n
+	}
+	if !harness.Eventually(t.Context(), 60*time.Second, 20*time.Millisecond, func() bool { return sessions("copy%svc_import_insights%") > 0 }) {
+		_ = cmd.Process.Kill()
+		t.Fatalf("the import never reached its COPY:\n%s", errOut.String())
 	}
 	for p, a := range e.answers(t, paths...) {
 		if a != beforeAPI[p] {
@@ -261,7 +264,9 @@ func (e *env) signalHalfway(t *testing.T, sig os.Signal, doc string, dbEnv, path
 		}
 	}
 	// The server ends a killed session's transaction when it sees the
-	// connection gone.
-	time.Sleep(500 * time.Millisecond)
+	// connection gone: wait until no session of the import is left.
+	if !harness.Eventually(t.Context(), 30*time.Second, 20*time.Millisecond, func() bool { return sessions("%svc_import%") == 0 }) {
+		t.Fatalf("a session of the import is still open 30 s after %v", sig)
+	}
 	same(t, fmt.Sprintf("after %v", sig))
 }

@@ -466,10 +466,14 @@ func TestReleaseCheck(t *testing.T) {
 		"sdk-go/version.go":   `const Version = "1.1.0"`,
 		"svc-mcp/go.mod":      "github.com/adsnap/svc/sdk-go v1.1.0",
 		"svc-cli/go.mod":      "github.com/adsnap/svc/sdk-go v1.1.0",
+		"go.work":             "\tgithub.com/adsnap/svc/sdk-go v1.1.0 => ./sdk-go\n",
 	} {
 		if got := read(file); !strings.Contains(got, want) {
 			t.Errorf("after make release, %s lacks %q", file, want)
 		}
+	}
+	if strings.Contains(read("go.work"), "sdk-go v1.0.0") {
+		t.Errorf("after make release, go.work still replaces sdk-go v1.0.0:\n%s", read("go.work"))
 	}
 	if _, err := os.Stat(filepath.Join(clone, "api", "sdk-go", "v1.1.0.export")); err != nil {
 		t.Errorf("make release did not record the API of v1.1.0: %v", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsnap/svc/api-server/redistest"
 	"github.com/adsnap/svc/e2e/internal/harness"
 	"github.com/jackc/pgx/v5"
 )
@@ -46,7 +47,7 @@ func TestScale(t *testing.T) {
 
 type scale struct {
 	e        *env
-	redis    *harness.RedisCluster
+	redis    *redistest.Cluster
 	pg       *harness.PostgresPair
 	lb       *harness.HAProxy
 	replicas []*harness.Server
@@ -76,7 +77,7 @@ func newScale(t *testing.T, e *env) *scale {
 		t.Fatal(err)
 	}
 	phase := time.Now()
-	if s.redis, err = harness.StartRedisCluster(filepath.Join(dir, "redis")); err != nil {
+	if s.redis, err = redistest.StartCluster(t.Context(), filepath.Join(dir, "redis")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.redis.Stop)
@@ -181,14 +182,17 @@ type scaleResult struct {
 }
 
 // paced sends, for each key, n GETs one every gap, from its own source
-// address, through the load balancer; at (if > 0) after the start, event
-// runs once.
-func (s *scale) paced(t *testing.T, keys []string, n int, gap time.Duration, at time.Duration, event func()) []scaleResult {
+// address, through the load balancer; event (if not nil) runs once when
+// after requests have been answered, so that it falls in the middle of the
+// load however fast the machine is.
+func (s *scale) paced(t *testing.T, keys []string, n int, gap time.Duration, after int, event func()) []scaleResult {
 	t.Helper()
 	var (
-		mu  sync.Mutex
-		out []scaleResult
-		wg  sync.WaitGroup
+		mu   sync.Mutex
+		out  []scaleResult
+		wg   sync.WaitGroup
+		mid  = make(chan struct{})
+		once sync.Once
 	)
 	for i, k := range keys {
 		client := harness.ClientFrom(fmt.Sprintf("127.0.0.%d", 40+i))
@@ -203,14 +207,23 @@ func (s *scale) paced(t *testing.T, keys []string, n int, gap time.Duration, at 
 				}
 				mu.Lock()
 				out = append(out, r)
+				if len(out) >= after {
+					once.Do(func() { close(mid) })
+				}
 				mu.Unlock()
 				<-tick.C
 			}
 		})
 	}
 	if event != nil {
-		time.Sleep(at)
-		event()
+		all := make(chan struct{})
+		go func() { wg.Wait(); close(all) }()
+		select {
+		case <-mid:
+			event()
+		case <-all:
+			t.Errorf("the load ended before its %d-th answer: the event did not run", after)
+		}
 	}
 	wg.Wait()
 	return out
@@ -369,20 +382,37 @@ func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 		if s.killed[i] {
 			continue
 		}
-		for {
-			code, reps := readyz(t, r.URL)
-			if code == 200 && len(reps) == 1 && ok(reps[0]) {
-				if i == 0 {
-					t.Logf("/readyz replica detail %v", reps)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the read replica did not reach the expected state within 10 s: /readyz %d %v", r.URL, code, reps)
-			}
-			time.Sleep(100 * time.Millisecond)
+		var (
+			code int
+			reps []map[string]any
+		)
+		if !harness.Eventually(t.Context(), time.Until(deadline), 100*time.Millisecond, func() bool {
+			code, reps = readyz(t, r.URL)
+			return code == 200 && len(reps) == 1 && ok(reps[0])
+		}) {
+			t.Fatalf("%s: the read replica did not reach the expected state within 10 s: /readyz %d %v", r.URL, code, reps)
+		}
+		if i == 0 {
+			t.Logf("/readyz replica detail %v", reps)
 		}
 	}
+}
+
+// waitReadyz waits up to 10 s until svc-api replica r's /readyz answers 200
+// with one read replica in a state ok accepts, and returns that detail.
+func waitReadyz(t *testing.T, r *harness.Server, what string, ok func(map[string]any) bool) []map[string]any {
+	t.Helper()
+	var (
+		code int
+		reps []map[string]any
+	)
+	if !harness.Eventually(t.Context(), 10*time.Second, 100*time.Millisecond, func() bool {
+		code, reps = readyz(t, r.URL)
+		return code == 200 && len(reps) == 1 && ok(reps[0])
+	}) {
+		t.Fatalf("%s within 10 s: /readyz %d %v", what, code, reps)
+	}
+	return reps
 }
 
 // testScalePostgresReplicaKilled: the read replica is in use (healthy, its
@@ -390,19 +420,9 @@ func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 // gets 200 (reads move to the primary), /readyz says why, and a replica's
 // log says so.
 func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		code, reps := readyz(t, s.replicas[0].URL)
-		if code == 200 && len(reps) == 1 && reps[0]["healthy"] == true {
-			t.Logf("before: /readyz replica detail %v", reps)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the read replica is not in use after 10 s: /readyz %d %v", code, reps)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	rs := s.paced(t, []string{"p1", "p2", "p3", "p4"}, 40, 40*time.Millisecond, 600*time.Millisecond, func() {
+	reps := waitReadyz(t, s.replicas[0], "the read replica is not in use", func(r map[string]any) bool { return r["healthy"] == true })
+	t.Logf("before: /readyz replica detail %v", reps)
+	rs := s.paced(t, []string{"p1", "p2", "p3", "p4"}, 40, 40*time.Millisecond, 60, func() {
 		if err := s.pg.KillReplica(); err != nil {
 			t.Error(err)
 		}
@@ -410,11 +430,10 @@ func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
 	if c := count(rs); c[200] != len(rs) {
 		t.Fatalf("PostgreSQL replica killed mid-load: %v of %d requests, want all 200", c, len(rs))
 	}
-	time.Sleep(1200 * time.Millisecond) // a check interval and the /readyz cache
-	code, reps := readyz(t, s.replicas[0].URL)
-	if code != 200 || len(reps) != 1 || reps[0]["healthy"] != false || reps[0]["reason"] == "" {
-		t.Fatalf("after the replica's loss: /readyz %d %v, want 200 with the replica unhealthy and a reason", code, reps)
-	}
+	// The replica's next check (at most a check interval and the /readyz
+	// cache away) finds it gone.
+	reps = waitReadyz(t, s.replicas[0], "after the replica's loss, want 200 with the replica unhealthy and a reason",
+		func(r map[string]any) bool { return r["healthy"] == false && r["reason"] != "" && r["reason"] != nil })
 	logged := false
 	for _, r := range s.replicas {
 		l := r.Logs.String() // (ReplicaLag logged a skip for lag already)
@@ -430,7 +449,7 @@ func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
 // middle of a load: HAProxy retries what it may (connection failures,
 // empty responses, on another server) and every request gets 200.
 func testScaleReplicaKilled(t *testing.T, s *scale) {
-	rs := s.paced(t, []string{"k1", "k2", "k3", "k4"}, 40, 40*time.Millisecond, 600*time.Millisecond, func() {
+	rs := s.paced(t, []string{"k1", "k2", "k3", "k4"}, 40, 40*time.Millisecond, 60, func() {
 		s.killed[2] = true
 		if err := s.replicas[2].Signal(os.Kill); err != nil {
 			t.Error(err)
@@ -473,9 +492,15 @@ func testScaleRedisNodeDown(t *testing.T, s *scale) {
 			t.Fatalf("Redis master down: %s/readyz %d, want 503", r.URL, code)
 		}
 	}
-	// Once the Cluster has marked itself failed (node timeout 2 s), every
-	// request is refused.
-	time.Sleep(500 * time.Millisecond)
+	// Once the Cluster has marked itself failed (node timeout 2 s: the
+	// surviving masters say cluster_state:fail), every request is refused.
+	for i := 1; i < len(s.redis.Addrs); i++ {
+		if !harness.Eventually(t.Context(), 15*time.Second, 50*time.Millisecond, func() bool {
+			return strings.Contains(s.redis.Info(t.Context(), i), "cluster_state:fail")
+		}) {
+			t.Fatalf("Redis master %d does not report the Cluster failed 15 s after master 0 died:\n%s", i, s.redis.Info(t.Context(), i))
+		}
+	}
 	tail := s.paced(t, []string{"d1", "d2", "d3"}, 5, 50*time.Millisecond, 0, nil)
 	if ct := count(tail); ct[503] != len(tail) {
 		t.Fatalf("Redis Cluster failed: %v, want all 503", ct)

@@ -58,6 +58,7 @@ func testGracefulShutdown(t *testing.T, e *env) {
 		err    error
 	}
 	done := make(chan result, 1)
+	before := proxy.Received()
 	start := time.Now()
 	go func() {
 		resp, body, err := harness.Get(t.Context(), harness.ClientFrom("127.0.0.42"), url, key)
@@ -67,14 +68,29 @@ func testGracefulShutdown(t *testing.T, e *env) {
 		}
 		done <- r
 	}()
-	time.Sleep(400 * time.Millisecond) // the request is now waiting on the database
+	// The request is in flight once the replica has sent its database work
+	// through the slowed proxy; its answer then takes seconds.
+	if !harness.Eventually(t.Context(), 30*time.Second, 10*time.Millisecond, func() bool { return proxy.Received() > before }) {
+		t.Fatal("the request sent nothing to PostgreSQL within 30 s")
+	}
 	if err := s.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err == nil {
-		c.Close()
-		t.Error("the server still accepts connections after SIGTERM")
+	refused := harness.Eventually(t.Context(), 5*time.Second, 10*time.Millisecond, func() bool {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
+	select {
+	case r := <-done:
+		done <- r
+		t.Errorf("the request ended (after %s) before new connections were refused: the test proves nothing", r.took)
+	default:
+	}
+	if !refused {
+		t.Error("the server still accepts connections 5 s after SIGTERM")
 	}
 	r := <-done
 	if r.err != nil || r.status != http.StatusOK {

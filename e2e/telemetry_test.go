@@ -315,7 +315,7 @@ func testTraces(t *testing.T, e *env) {
 		raw   [][]byte
 		req   *tracepb.Span
 	)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	harness.Eventually(t.Context(), 10*time.Second, 100*time.Millisecond, func() bool {
 		spans, raw = recv.snapshot()
 		req = nil
 		for _, sp := range spans {
@@ -323,10 +323,8 @@ func testTraces(t *testing.T, e *env) {
 				req = sp
 			}
 		}
-		if req != nil && len(children(spans, req)) >= 3 {
-			break
-		}
-	}
+		return req != nil && len(children(spans, req)) >= 3
+	})
 	if req == nil {
 		t.Fatalf("no span named %q among %d received", "GET /api/v1/developer/accounts", len(spans))
 	}

@@ -32,3 +32,14 @@ trap 'rm -rf "$bin"' EXIT
 if [ "${BENCH_TRACING:-1}" = 1 ]; then
   "$bin/bench" tracing
 fi
+# The hostile group's latency verdicts (the p99 of refusals under a stalled
+# Redis or PostgreSQL within 1.5 s; another client's p99 under 5,000 idle
+# connections and under a /readyz flood within 2× and 1.5×): make test runs
+# those scenarios with a loose bound or once, printing the figures; here, on
+# a machine the benchmark has to itself, they are measured in full and
+# judged (SVC_BENCH_TIMING=1; issue 32). BENCH_HOSTILE=0 skips them.
+if [ "${BENCH_HOSTILE:-1}" = 1 ] && [ -z "${1:-}" ] && [ -z "${BENCH_MODE:-}" ]; then
+  echo "=== hostile latency ratios (e2e TestHostile, SVC_BENCH_TIMING=1)"
+  (cd e2e && SVC_BENCH_TIMING=1 go test -count=1 -timeout=30m -run 'TestHostile/(RedisStopped|PostgresStalled|IdleConnections|ReadyzFlood)$' -v . |
+    grep -E '^(=== RUN|--- |\s+--- |ok|FAIL|PASS)|p99|ratio|hostile_test')
+fi

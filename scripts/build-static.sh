@@ -4,9 +4,8 @@
 # `make build` stamps them. deploy/Dockerfile runs this script, `make
 # build-static` runs it into bin/static/, and the e2e suite builds the
 # binaries it runs with it (e2e/internal/harness.Build), so all three use
-# the same flags. The sibling modules' required versions come from the
-# proxy directory of the tree (make dev-proxy; GOPROXY as the Makefile sets
-# it). Usage: scripts/build-static.sh OUTDIR
+# the same flags. The sibling modules' required versions are their
+# directories (go.work). Usage: scripts/build-static.sh OUTDIR
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 out=${1:?usage: scripts/build-static.sh OUTDIR}

@@ -21,6 +21,7 @@ targets=(
   "api-server ./internal/query FuzzGuard"
   "api-server ./internal/snapshot FuzzValidate"
   "api-server ./internal/accesslog FuzzAccessLineMatchesSlog"
+  "api-server ./internal/wirejson FuzzMatchesEncodingJSON"
   "keys-admin ./apikey FuzzValidate"
   "keys-admin ./apikey FuzzKeyRoundTrip"
 )

@@ -3,6 +3,6 @@
 # vulnerabilities; the go command fetches the named one from the module
 # proxy). GOTOOLCHAIN set by the Makefile, or by the caller, is kept.
 if [ -z "${GOTOOLCHAIN:-}" ] || [ "${GOTOOLCHAIN}" = local ]; then
-  GOTOOLCHAIN=$(awk '$1 == "toolchain" { print $2 }' "$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel)/go.work")
+  GOTOOLCHAIN=$(awk '$1 == "toolchain" { print $2 }' "$(dirname "${BASH_SOURCE[0]}")/../go.work")
   export GOTOOLCHAIN
 fi

@@ -16,7 +16,7 @@ staticcheck=$PWD/.cache/bin/staticcheck
 mkdir -p .cache/bin
 (cd internal/tools && GOWORK=off go build -o "$staticcheck" honnef.co/go/tools/cmd/staticcheck)
 for mod in $(git ls-files '*go.mod' | xargs -n1 dirname | sort); do
-  # A module outside go.work (internal/tools) is checked on its own.
+  # A module outside go.work, if one is ever added, is checked on its own.
   gowork=auto
   grep -qE "^[[:space:]]*\./$mod\$" go.work || gowork=off
   echo "=== go vet $mod"

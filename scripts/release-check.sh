@@ -4,8 +4,9 @@
 # see it:
 #
 #   1. the repository's own rules: no sibling required at v0.0.0, no replace
-#      of a sibling in a go.mod or go.work, no committed go.sum line of a
-#      sibling (their hashes change with the tree; see RELEASING.md);
+#      of a sibling in a go.mod (go.work replaces only a sibling version with
+#      the sibling's directory), no committed go.sum line of a sibling (their
+#      hashes change with the tree; see RELEASING.md);
 #   2. a module proxy directory built from the tree (make proxy): each module
 #      at its versions.yaml version, and every older sibling version a go.mod
 #      still requires, from the git commit that released it;
@@ -37,11 +38,18 @@ echo "=== repository rules"
 if grep -nE 'github\.com/adsnap/svc/[a-z0-9/-]+ v0\.0\.0' $(git ls-files '*go.mod' go.work); then
   fail "rules: a sibling is required at v0.0.0; require the version of versions.yaml"
 fi
-for f in $(git ls-files '*go.mod' go.work); do
+for f in $(git ls-files '*go.mod'); do
   if grep -qE 'github\.com/adsnap/svc/[^ ]*( v[^ ]+)?[[:space:]]*=>' "$f"; then
     fail "rules: $f replaces a sibling module"
   fi
 done
+# go.work, which no user of a released module reads, replaces sibling
+# versions with their own directories and nothing else (make test's
+# TestWorkspaceReplacesEverySibling checks them against the go.mod files).
+if grep -E 'github\.com/adsnap/svc/[^ ]*( v[^ ]+)?[[:space:]]*=>' go.work |
+  grep -vE '^[[:space:]]*(replace[[:space:]]+)?github\.com/adsnap/svc/([a-z0-9-]+) v[0-9]+\.[0-9]+\.[0-9]+ => \./\2[[:space:]]*$'; then
+  fail "rules: go.work replaces a sibling with something other than its own directory at a version"
+fi
 if git grep -n '^github\.com/adsnap/svc/' HEAD -- '*go.sum' 'go.work.sum'; then
   fail "rules: a go.sum or go.work.sum in HEAD records a sibling's hash; delete those lines (see RELEASING.md)"
 fi

@@ -173,8 +173,8 @@ build_svc() {
 
 setup_release_build
 
-# pack tgz|zip OUT DIR [PREFIX]: a reproducible archive (scripts/pack).
-GOWORK=off go build -trimpath -o "$work/pack" "$root/scripts/pack/main.go"
+# pack tgz|zip OUT DIR [PREFIX]: a reproducible archive (internal/tools/cmd/pack).
+(cd "$root/internal/tools" && GOWORK=off go build -trimpath -o "$work/pack" ./cmd/pack)
 pack() { "$work/pack" "$@"; }
 
 mkdir -p "$dist"

@@ -8,7 +8,9 @@
 #     release);
 #   - moves the Unreleased entries under "## [X.Y.Z] - YYYY-MM-DD";
 #   - sets the version in versions.yaml and in the module's version.go
-#     (const Version), and the requirement of every go.mod that requires it;
+#     (const Version), the requirement of every go.mod that requires it, and
+#     go.work's replacement of that version with the module's directory (so
+#     that plain go commands keep working in the workspace);
 #   - runs release-check on the module (for sdk-go, keys-admin and svc-mcp an
 #     incompatible API change then needs a major version) and records its API
 #     in api/<module>/vX.Y.Z.export for the next release's check.
@@ -50,7 +52,7 @@ fi
 # The files edited, saved so that a failure leaves the tree as it was.
 backup=$(mktemp -d)
 trap 'rm -rf "$backup"' EXIT
-edited=(versions.yaml "$changelog")
+edited=(versions.yaml go.work "$changelog")
 [ -f "$module/version.go" ] && edited+=("$module/version.go")
 dependents=()
 for f in $(git ls-files '*go.mod'); do
@@ -79,16 +81,30 @@ fi
 for d in "${dependents[@]}"; do
   (cd "$d" && go mod edit -require="github.com/adsnap/svc/$module@$version")
 done
+# go.work replaces each sibling version a go.mod requires, and no other, with
+# the sibling's directory (internal/tools TestWorkspaceReplacesEverySibling):
+# the module's replacement moves to the new version in place (one line, the
+# first if a lagging requirement had its own), or is added.
+if [ ${#dependents[@]} -gt 0 ]; then
+  path="github.com/adsnap/svc/$module"
+  awk -v p="$path" -v v="$version" -v d="./$module" '
+    $1 == p && $3 == "=>" { if (!done) { sub(/[^[:space:]].*/, ""); print $0 p " " v " => " d; done = 1 }; next }
+    $1 == "replace" && $2 == p && $4 == "=>" { if (!done) { print "replace " p " " v " => " d; done = 1 }; next }
+    { print }' go.work > "$backup/go.work.new"
+  cat "$backup/go.work.new" > go.work
+  grep -qE "^[[:space:]]*(replace[[:space:]]+)?$path $version => \./$module\$" go.work ||
+    go work edit -replace="$path@$version=./$module"
+fi
 
 RELEASE_API="$module" scripts/release-check.sh "$module"
 trap - ERR
 
 echo
-echo "$module $version is ready: versions.yaml, $changelog${dependents:+, the go.mod of ${dependents[*]}}."
+echo "$module $version is ready: versions.yaml, $changelog${dependents:+, the go.mod of ${dependents[*]} and go.work}."
 echo "Review the diff, then commit and tag it (the tag names the commit that"
 echo "holds the \"## [$number]\" heading; that commit is the release):"
 echo
-echo "  git add -A versions.yaml api $module ${dependents[*]}"
+echo "  git add -A versions.yaml go.work api $module ${dependents[*]}"
 echo "  git commit -m \"release: $module $version\""
 echo "  git tag $module/$version"
 echo "  git push origin $module/$version   # where there is a remote"

@@ -3,23 +3,25 @@ package svc
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"strings"
+
+	"github.com/adsnap/svc/sdk-go/internal/keyformat"
 )
 
-// These rules mirror the keys-admin apikey package, re-implemented here so
-// that the SDK has no dependency beyond the standard library.
+// These rules mirror the keys-admin apikey package, re-implemented (in
+// internal/keyformat, which svctest's key maker shares) so that the SDK has
+// no dependency beyond the standard library.
 const (
 	// APIKeyPrefix is the fixed prefix of every developer key.
-	APIKeyPrefix = "svc_live_"
+	APIKeyPrefix = keyformat.Prefix
 	// APIKeyLength is the length of a developer key: the prefix, 37 random
 	// base62 characters and a 6-character base62 CRC32 checksum.
-	APIKeyLength = len(APIKeyPrefix) + apiKeyRandomLen + apiKeyChecksumLen
+	APIKeyLength = keyformat.Length
 
-	apiKeyRandomLen   = 37
-	apiKeyChecksumLen = 6
-	base62Alphabet    = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	apiKeyRandomLen   = keyformat.RandomLen
+	apiKeyChecksumLen = keyformat.ChecksumLen
+	base62Alphabet    = keyformat.Alphabet
 )
 
 // ErrMissingAPIKey is returned by [NewClient] when no key was given.
@@ -60,18 +62,8 @@ func ValidateAPIKey(key string) error {
 	return nil
 }
 
-// apiKeyChecksum returns the checksum of the key text that precedes it (the
-// prefix and the random part): CRC32 (IEEE) in base62, most significant digit
-// first, left-padded with '0' to 6 characters.
-func apiKeyChecksum(s string) string {
-	n := crc32.ChecksumIEEE([]byte(s))
-	var out [apiKeyChecksumLen]byte
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = base62Alphabet[n%62]
-		n /= 62
-	}
-	return string(out[:])
-}
+// apiKeyChecksum returns the checksum of the key text that precedes it.
+func apiKeyChecksum(s string) string { return keyformat.Checksum(s) }
 
 // apiKey holds the key inside a closure: fmt prints a func as an address,
 // even through unexported fields and bad verbs, so no reflection-based

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -24,11 +23,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Set at build time with -ldflags -X.
+// Set at build time with -ldflags -X (version: see version.go).
 var (
-	version = "dev"
-	commit  = "unknown"
-	date    = "unknown"
+	commit = "unknown"
+	date   = "unknown"
 )
 
 // ExitCode is the process exit status.
@@ -124,7 +122,7 @@ README.md, section "Exit codes"):
   2  usage: bad flags or input (scope, expiry, name); nothing was done
   3  refused: not a current owner/admin, or the subscription does not allow it
   4  not found: unknown organization or key
-  5  conflict: already 10 active keys, or the key is already revoked
+  5  conflict or limit: already 10 active keys, or the key is already revoked
   6  unavailable: the database is unreachable or timed out; try again later`
 
 type app struct {
@@ -340,18 +338,4 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd.Name(), args)}
 	}
 	return nil
-}
-
-// binaryVersion returns the version set with -ldflags -X (`make build` stamps
-// the versions.yaml one), else the module version the go command recorded
-// (`go install github.com/adsnap/svc/keys-admin/cmd/…@vX.Y.Z` gives X.Y.Z), else "dev".
-func binaryVersion() string {
-	if version != "dev" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == "github.com/adsnap/svc/keys-admin" &&
-		info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return strings.TrimPrefix(info.Main.Version, "v")
-	}
-	return version
 }

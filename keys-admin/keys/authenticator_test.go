@@ -357,12 +357,16 @@ func TestRunStopsOnCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after cancel")
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Fatalf("%d goroutines left after Run returned", n-before)
+	// A goroutine's end sends nothing: its count is asked until it falls.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(2 * time.Second)
+	for runtime.NumGoroutine() > before {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			t.Fatalf("%d goroutines left 2 s after Run returned", runtime.NumGoroutine()-before)
+		}
 	}
 }
 
@@ -392,10 +396,15 @@ func TestRunNeedsOneConnection(t *testing.T) {
 	}
 	defer one.Close()
 	var writes, failed atomic.Int32
+	wrote := make(chan struct{}, len(created))
 	auth := keys.NewAuthenticator(one, keys.AuthenticatorOptions{Now: clk.Now, LastUsedHook: func(err error) {
 		writes.Add(1)
 		if err != nil {
 			failed.Add(1)
+		}
+		select {
+		case wrote <- struct{}{}:
+		default:
 		}
 	}})
 	for _, k := range created {
@@ -406,11 +415,21 @@ func TestRunNeedsOneConnection(t *testing.T) {
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() { done <- auth.Run(rctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for writes.Load() < int32(len(created)) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		if n := one.Pool.Stat().AcquiredConns(); n > 1 {
-			t.Fatalf("%d connections acquired", n)
+	// Wait for every write (the hook's signal); meanwhile the pool is
+	// sampled: never more than its one connection acquired.
+	sample := time.NewTicker(5 * time.Millisecond)
+	defer sample.Stop()
+	deadline := time.After(10 * time.Second)
+	for seen := 0; seen < len(created); {
+		select {
+		case <-wrote:
+			seen++
+		case <-sample.C:
+			if n := one.Pool.Stat().AcquiredConns(); n > 1 {
+				t.Fatalf("%d connections acquired", n)
+			}
+		case <-deadline:
+			seen = len(created) // the count below reports it
 		}
 	}
 	cancel()

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	svc "github.com/adsnap/svc/sdk-go"
+	"github.com/adsnap/svc/sdk-go/internal/keyformat"
 )
 
 // Texts of svc-api (api-server/internal/server), checked against it by e2e.
@@ -466,4 +467,16 @@ func dateProblems(values url.Values, today svc.Date) []string {
 		problems = append(problems, err.Error())
 	}
 	return problems
+}
+
+// MakeKey returns a well-formed developer key, "svc_live_" + random + its
+// checksum (DESIGN §5), which svc.ValidateAPIKey and svc-api's format check
+// accept; random must be 37 base62 characters ([0-9A-Za-z]), else MakeKey
+// panics. Set it as API.Key for a key the stand-in accepts.
+func MakeKey(random string) string {
+	if len(random) != keyformat.RandomLen || strings.Trim(random, keyformat.Alphabet) != "" {
+		panic(fmt.Sprintf("svctest.MakeKey: want %d base62 characters, got %q", keyformat.RandomLen, random))
+	}
+	body := keyformat.Prefix + random
+	return body + keyformat.Checksum(body)
 }

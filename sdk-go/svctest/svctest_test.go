@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	svc "github.com/adsnap/svc/sdk-go"
 )
 
 func TestAPI(t *testing.T) {
@@ -193,5 +195,42 @@ func TestSummary(t *testing.T) {
 	api.NoSummary = true
 	if status, got := get("level=account"); status != http.StatusNotFound || got != strconv.Quote(MessageNoEndpoint) {
 		t.Errorf("NoSummary: %d %s", status, got)
+	}
+}
+
+// TestMakeKey: the keys MakeKey makes pass the SDK's check (which e2e holds
+// to svc-api's), one of them is the key computed once and hard-coded in the
+// SDK's tests, any one-character change fails the check, and a random part
+// of the wrong length or alphabet panics.
+func TestMakeKey(t *testing.T) {
+	t.Parallel()
+	if got, want := MakeKey(strings.Repeat("0", 37)), "svc_live_00000000000000000000000000000000000001w1XY4"; got != want {
+		t.Errorf("MakeKey(37 zeros) = %q, want %q", got, want)
+	}
+	for _, random := range []string{strings.Repeat("0", 37), "0123456789abcdefghijklmnopqrstuvwxyzA", strings.Repeat("Zz9", 12) + "Q"} {
+		key := MakeKey(random)
+		if err := svc.ValidateAPIKey(key); err != nil {
+			t.Errorf("MakeKey(%q) = %q: %v", random, key, err)
+		}
+		for i := len("svc_live_"); i < len(key); i++ {
+			c := byte('A')
+			if key[i] == 'A' {
+				c = 'B'
+			}
+			bad := key[:i] + string(c) + key[i+1:]
+			if svc.ValidateAPIKey(bad) == nil {
+				t.Errorf("%q (character %d changed) passes the check", bad, i)
+			}
+		}
+	}
+	for _, random := range []string{"", strings.Repeat("0", 36), strings.Repeat("0", 38), strings.Repeat("0", 36) + "-"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("MakeKey(%q) did not panic", random)
+				}
+			}()
+			MakeKey(random)
+		}()
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -26,11 +25,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Set by -ldflags -X at build time.
+// Set by -ldflags -X at build time (version: see version.go).
 var (
-	version = "dev"
-	commit  = "unknown"
-	date    = "unknown"
+	commit = "unknown"
+	date   = "unknown"
 )
 
 // Exit codes: the repository's one policy (README.md, "Exit codes"),
@@ -287,18 +285,4 @@ migrate' first.`,
 	cmd.Flags().StringVar(&format, "format", "auto", "input format: auto, json or ndjson")
 	cmd.Flags().BoolVar(&progress, "progress", true, "report progress on standard error")
 	return cmd
-}
-
-// binaryVersion returns the version set with -ldflags -X (`make build` stamps
-// the versions.yaml one), else the module version the go command recorded
-// (`go install github.com/adsnap/svc/api-server/cmd/…@vX.Y.Z` gives X.Y.Z), else "dev".
-func binaryVersion() string {
-	if version != "dev" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == "github.com/adsnap/svc/api-server" &&
-		info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return strings.TrimPrefix(info.Main.Version, "v")
-	}
-	return version
 }

@@ -109,7 +109,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 		log.Warn("opentelemetry", "error", err.Error())
 	}))
-	tracer, stopTracing, err := telemetry.StartTracing(ctx, version)
+	tracer, stopTracing, err := telemetry.StartTracing(ctx, binaryVersion())
 	if err != nil {
 		return usageError{err}
 	}
@@ -231,7 +231,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		log.Warn("serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or use --tls-cert/--tls-key")
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "tls", tls, "database", database.Redact(c.DatabaseURL),
-		"shared_rate_limits", c.RedisURL != "", "version", version)
+		"shared_rate_limits", c.RedisURL != "", "version", binaryVersion())
 	if c.PprofAddr != "" {
 		stopPprof, err := servePprof(c.PprofAddr, log)
 		if err != nil {

@@ -6,6 +6,7 @@
 package wirejson
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"time"
@@ -122,6 +123,19 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// invalidUTF8 is what encoding/json writes for a byte that is not part of
+// valid UTF-8: the escape \ufffd up to Go 1.26, the replacement character
+// U+FFFD itself from Go 1.27 on. It is asked once, so that AppendString
+// writes encoding/json's bytes whichever toolchain builds the server
+// (go.work names go1.27.3; GOTOOLCHAIN=local builds with the machine's Go).
+var invalidUTF8 = func() string {
+	b, err := json.Marshal("\xff")
+	if err != nil || len(b) < 3 {
+		return `\ufffd`
+	}
+	return string(b[1 : len(b)-1])
+}()
+
 // AppendString is encoding/json's appendString with HTML escaping (what
 // json.Marshal does).
 func AppendString(dst []byte, src string) []byte {
@@ -157,7 +171,7 @@ func AppendString(dst []byte, src string) []byte {
 		c, size := utf8.DecodeRuneInString(src[i:])
 		if c == utf8.RuneError && size == 1 {
 			dst = append(dst, src[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			dst = append(dst, invalidUTF8...)
 			i += size
 			start = i
 			continue

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,11 +30,19 @@ type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	mode  ProxyMode
-	delay time.Duration
-	conns map[net.Conn]struct{}
+	mu     sync.Mutex
+	mode   ProxyMode
+	delay  time.Duration
+	thawed chan struct{} // closed when the mode leaves Freeze
+	conns  map[net.Conn]struct{}
+
+	received atomic.Int64 // bytes read from clients
 }
+
+// Received returns how many bytes the proxy has read from its clients so
+// far: a test waits for it to grow to know that a request reached the
+// service's side (a replica's query, for PostgreSQL).
+func (p *Proxy) Received() int64 { return p.received.Load() }
 
 // SetDelay sets how long Slow mode holds back each chunk of an answer.
 func (p *Proxy) SetDelay(d time.Duration) {
@@ -50,18 +59,27 @@ type slowWriter struct {
 
 func (s slowWriter) Write(b []byte) (int, error) {
 	s.p.mu.Lock()
-	mode, d := s.p.mode, s.p.delay
+	mode, d, thawed := s.p.mode, s.p.delay, s.p.thawed
 	s.p.mu.Unlock()
-	if mode == Slow {
-		time.Sleep(d)
-	}
-	for mode == Freeze {
-		time.Sleep(5 * time.Millisecond)
-		s.p.mu.Lock()
-		mode = s.p.mode
-		s.p.mu.Unlock()
+	switch mode {
+	case Slow:
+		time.Sleep(d) // the latency Slow stands for, not a wait for an event
+	case Freeze:
+		<-thawed
 	}
 	return s.w.Write(b)
+}
+
+// countingReader counts the bytes read through it into n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // NewProxy listens on a free loopback port and relays to target until Close.
@@ -89,6 +107,12 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // restore); Freeze keeps them open, stalled.
 func (p *Proxy) Set(m ProxyMode) {
 	p.mu.Lock()
+	switch {
+	case m == Freeze && p.mode != Freeze:
+		p.thawed = make(chan struct{})
+	case m != Freeze && p.mode == Freeze:
+		close(p.thawed)
+	}
 	p.mode = m
 	p.mu.Unlock()
 	if m != Freeze {
@@ -148,8 +172,8 @@ func (p *Proxy) relay(c net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(slowWriter{p, up}, c); done <- struct{}{} }() //nolint:errcheck
-	go func() { io.Copy(slowWriter{p, c}, up); done <- struct{}{} }() //nolint:errcheck
+	go func() { io.Copy(slowWriter{p, up}, countingReader{c, &p.received}); done <- struct{}{} }() //nolint:errcheck
+	go func() { io.Copy(slowWriter{p, c}, up); done <- struct{}{} }()                              //nolint:errcheck
 	<-done
 	c.Close()
 	up.Close()

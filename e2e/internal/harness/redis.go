@@ -1,8 +1,8 @@
 package harness
 
 import (
+	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"syscall"
@@ -36,11 +36,8 @@ func StartRedis(dir string) (*RedisServer, error) {
 	if err := r.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, err := net.DialTimeout("tcp", r.Addr, time.Second); err == nil {
-			c.Close()
-			return r, nil
-		}
+	if Eventually(context.Background(), 10*time.Second, 50*time.Millisecond, func() bool { return listens(r.Addr) }) {
+		return r, nil
 	}
 	r.Stop()
 	return nil, fmt.Errorf("redis-server did not listen on %s within 10 s\n%s", r.Addr, r.Logs)

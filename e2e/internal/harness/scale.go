@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -14,146 +15,27 @@ import (
 	"time"
 )
 
-// The processes of the scale group (issue #16): a Redis Cluster, a
-// PostgreSQL primary with a streaming replica, and HAProxy, each started
-// from Debian's packages on free ports with directories of their own, and
-// stopped by their own PIDs. The machine's PostgreSQL and Redis are never
-// touched.
-
-// RedisCluster is three redis-server masters joined by `redis-cli
-// --cluster create`.
-type RedisCluster struct {
-	Addrs []string
-	URL   string // the limiter's Cluster form: redis://node1?addr=node2&addr=node3
-	cmds  []*exec.Cmd
-}
-
-// StartRedisCluster starts a three-master Redis Cluster under dir and waits
-// until every node reports cluster_state:ok.
-func StartRedisCluster(dir string) (*RedisCluster, error) {
-	for _, bin := range []string{"redis-server", "redis-cli"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%s is required for the scale group: apt-get install redis-server redis-tools (scripts/test-deps.sh): %w", bin, err)
-		}
-	}
-	rc := &RedisCluster{}
-	ok := false
-	defer func() {
-		if !ok {
-			rc.Stop()
-		}
-	}()
-	for i := range 3 {
-		d := filepath.Join(dir, "redis"+strconv.Itoa(i))
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
-		}
-		cmd, addr, err := startRedisNode(d)
-		if err != nil {
-			return nil, err
-		}
-		rc.cmds = append(rc.cmds, cmd)
-		rc.Addrs = append(rc.Addrs, addr)
-	}
-	args := append(append([]string{"--cluster", "create"}, rc.Addrs...), "--cluster-yes")
-	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("redis-cli --cluster create: %w\n%s", err, out)
-	}
-	for _, a := range rc.Addrs {
-		h, p, _ := net.SplitHostPort(a)
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			out, _ := exec.Command("redis-cli", "-h", h, "-p", p, "cluster", "info").Output()
-			if strings.Contains(string(out), "cluster_state:ok") {
-				break
-			}
-			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("redis cluster node %s not ok within 15 s: %s", a, out)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	rc.URL = "redis://" + rc.Addrs[0] + "?addr=" + rc.Addrs[1] + "&addr=" + rc.Addrs[2]
-	ok = true
-	return rc, nil
-}
-
-// startRedisNode starts one cluster node in d on a free port pair and
-// waits until it listens. A free port can be taken by another process
-// between the check and redis-server's bind: a node that does not listen
-// is stopped (its PID) and started again on other ports, three times at
-// most; the error then carries its log.
-func startRedisNode(d string) (*exec.Cmd, string, error) {
-	var last error
-	for range 3 {
-		port, err := busFreePort()
-		if err != nil {
-			return nil, "", err
-		}
-		logFile, conf := filepath.Join(d, "redis.log"), filepath.Join(d, "nodes.conf")
-		os.Remove(logFile) //nolint:errcheck // a former attempt's
-		os.Remove(conf)    //nolint:errcheck
-		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--cluster-enabled", "yes", "--cluster-config-file", conf,
-			"--cluster-node-timeout", "2000", "--dir", d, "--save", "", "--appendonly", "no",
-			"--logfile", logFile)
-		if err := cmd.Start(); err != nil {
-			return nil, "", fmt.Errorf("start redis-server: %w", err)
-		}
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		if last = waitListen(addr, 10*time.Second); last == nil {
-			return cmd, addr, nil
-		}
-		cmd.Process.Kill() //nolint:errcheck
-		cmd.Wait()         //nolint:errcheck
-		log, _ := os.ReadFile(logFile)
-		last = fmt.Errorf("redis-server: %w\n%s", last, log)
-	}
-	return nil, "", last
-}
-
-// Kill kills node i (SIGKILL, its PID only) and waits for it.
-func (rc *RedisCluster) Kill(i int) {
-	rc.cmds[i].Process.Kill() //nolint:errcheck
-	rc.cmds[i].Wait()         //nolint:errcheck
-}
-
-// Stop kills every node the cluster started.
-func (rc *RedisCluster) Stop() {
-	for _, c := range rc.cmds {
-		if c.ProcessState == nil {
-			c.Process.Kill() //nolint:errcheck
-			c.Wait()         //nolint:errcheck
-		}
-	}
-}
-
-// busFreePort returns a free port whose cluster bus port (+10000) is free.
-func busFreePort() (int, error) {
-	for range 50 {
-		p, err := FreePort()
-		if err != nil {
-			return 0, err
-		}
-		if p+10000 > 65535 {
-			continue
-		}
-		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+10000)); err == nil {
-			l.Close()
-			return p, nil
-		}
-	}
-	return 0, errors.New("no free port pair for a cluster node")
-}
+// The processes of the scale group (issue #16): a PostgreSQL primary with a
+// streaming replica, and HAProxy, each started from Debian's packages on
+// free ports with directories of their own, and stopped by their own PIDs;
+// its Redis Cluster is api-server's redistest, the start-up api-server's own
+// tests use. The machine's PostgreSQL and Redis are never touched.
 
 func waitListen(addr string, d time.Duration) error {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			return nil
-		}
+	if Eventually(context.Background(), d, 50*time.Millisecond, func() bool { return listens(addr) }) {
+		return nil
 	}
 	return fmt.Errorf("nothing listens on %s after %s", addr, d)
+}
+
+// listens reports whether addr accepts a TCP connection.
+func listens(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // PostgresPair is a PostgreSQL primary and a streaming replica made from
@@ -289,10 +171,9 @@ func stopPostmaster(data string) error {
 	if err := syscall.Kill(p, syscall.SIGQUIT); err != nil {
 		return err
 	}
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if syscall.Kill(p, 0) != nil {
-			return nil
-		}
+	// Not our child (runuser started it): its exit is seen by asking.
+	if Eventually(context.Background(), 15*time.Second, 50*time.Millisecond, func() bool { return syscall.Kill(p, 0) != nil }) {
+		return nil
 	}
 	return fmt.Errorf("postmaster %d of %s still runs 15 s after SIGQUIT", p, data)
 }

@@ -30,22 +30,29 @@ func StartServer(bin string, port int, env []string, args ...string) (*Server, e
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() { s.done <- s.cmd.Wait() }()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var exited error
+	healthy := false
+	Eventually(context.Background(), 30*time.Second, 100*time.Millisecond, func() bool {
 		select {
 		case err := <-s.done:
 			s.done <- err
-			return nil, fmt.Errorf("%s exited during start-up: %v\n%s", bin, err, s.Logs)
+			exited = fmt.Errorf("%s exited during start-up: %v\n%s", bin, err, s.Logs)
+			return true
 		default:
 		}
 		resp, err := http.Get(s.URL + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(100 * time.Millisecond)
+		resp.Body.Close()
+		healthy = resp.StatusCode == http.StatusOK
+		return healthy
+	})
+	switch {
+	case exited != nil:
+		return nil, exited
+	case healthy:
+		return s, nil
 	}
 	s.cmd.Process.Kill() //nolint:errcheck
 	return nil, fmt.Errorf("%s did not become healthy at %s within 30 s\n%s", bin, s.URL, s.Logs)

@@ -51,19 +51,21 @@ const (
 )
 
 // ExitCodesHelp describes the exit codes for help texts.
-const ExitCodesHelp = `Exit codes:
+const ExitCodesHelp = `Exit codes: one policy for svc, svc-api and keys-admin (the repository's
+README.md, section "Exit codes", whose meanings begin each line):
   0  success
-  1  error (including a redirect, which svc refuses to follow)
+  1  unexpected failure, including a redirect, which svc refuses to follow
   2  usage: unknown command or flag, bad value (date, limit, offset, accountId)
-  3  authentication or authorization: no key, malformed key, 401 or 403
-  4  not found (404), such as an accountId outside your organization
-  5  rate limited (429): wait 60 seconds, or pass --wait
-  6  service unavailable (503), network or TLS failure, or time-out
+  3  refused: no key, malformed key, 401 or 403
+  4  not found: 404, such as an accountId outside your organization
+  5  conflict or limit: rate limited (429); wait 60 seconds, or pass --wait
+  6  unavailable: 503 (or 502/504 from a gateway), network or TLS failure, or
+     time-out; trying again later may succeed
   7  incomplete: --all or --summary could not read every row (more than
      10,100 rows of one account on one day, or of one listing no filter
      splits); the rows read are printed, a summary is not
-  8  svc verify: a signature or a checksum does not match; do not use the
-     files`
+  8  invalid data: svc verify found a signature or a checksum that does not
+     match; do not use the files`
 
 // ExitFor maps an error returned by a command to the exit code and the
 // one-line message (without the "svc: " prefix) to print on standard error.

@@ -35,7 +35,6 @@ package testapi
 import (
 	_ "embed"
 	"fmt"
-	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -48,24 +47,10 @@ import (
 
 // Key is a well-formed developer key (its checksum is right) that the
 // server accepts.
-var Key = MakeKey("0123456789abcdefghijklmnopqrstuvwxyzA")
+var Key = svctest.MakeKey("0123456789abcdefghijklmnopqrstuvwxyzA")
 
 // OtherKey is a well-formed key that the server refuses with 401.
-var OtherKey = MakeKey("ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ")
-
-// MakeKey returns "svc_live_" + random + its checksum (DESIGN §5); random
-// must be 37 base62 characters.
-func MakeKey(random string) string {
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	body := "svc_live_" + random
-	n := crc32.ChecksumIEEE([]byte(body))
-	var sum [6]byte
-	for i := len(sum) - 1; i >= 0; i-- {
-		sum[i] = alphabet[n%62]
-		n /= 62
-	}
-	return body + string(sum[:])
-}
+var OtherKey = svctest.MakeKey("ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ")
 
 // DataAsOf is the dataAsOf of every page (except on /moved and /echo).
 const DataAsOf = "2026-11-20T06:00:00Z"

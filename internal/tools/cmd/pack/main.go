@@ -1,6 +1,6 @@
 // Command pack writes byte-reproducible archives for scripts/release-cli.sh:
 //
-//	go run scripts/pack/main.go tgz|zip OUT DIR [PREFIX]
+//	go run ./cmd/pack tgz|zip OUT DIR [PREFIX]   (in internal/tools)
 //
 // It archives every file under DIR, sorted by path, under PREFIX (e.g.
 // "package/" for an npm package), with the time SOURCE_DATE_EPOCH (seconds;
