@@ -50,6 +50,7 @@ type scale struct {
 	pg       *harness.PostgresPair
 	lb       *harness.HAProxy
 	replicas []*harness.Server
+	metrics  []string          // each replica's metrics listener, http://127.0.0.1:port
 	keys     map[string]string // name → key value
 	keyIDs   map[string]string
 	killed   map[int]bool
@@ -121,7 +122,15 @@ func newScale(t *testing.T, e *env) *scale {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The read replica's detail (lag, reason) is on the metrics
+		// listener's /readyz; the public one says ok or not (issue 30).
+		mport, err := harness.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.metrics = append(s.metrics, fmt.Sprintf("http://127.0.0.1:%d", mport))
 		env := []string{
+			fmt.Sprintf("SVC_METRICS_ADDR=127.0.0.1:%d", mport),
 			"SVC_DATABASE_URL=" + s.pg.PrimaryURL,
 			"SVC_DATABASE_REPLICA_URLS=" + s.pg.ReplicaURL,
 			"SVC_REDIS_URL=" + s.redis.URL,
@@ -279,7 +288,8 @@ func testScaleRevocation(t *testing.T, s *scale) {
 	}
 }
 
-// readyz returns a replica's /readyz status and its databaseReplicas detail.
+// readyz returns a replica's /readyz status and its databaseReplicas detail,
+// read from url, the replica's metrics listener.
 func readyz(t *testing.T, url string) (int, []map[string]any) {
 	t.Helper()
 	resp, body, err := harness.Get(t.Context(), http.DefaultClient, url+"/readyz", "")
@@ -370,7 +380,7 @@ func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 			continue
 		}
 		for {
-			code, reps := readyz(t, r.URL)
+			code, reps := readyz(t, s.metrics[i])
 			if code == 200 && len(reps) == 1 && ok(reps[0]) {
 				if i == 0 {
 					t.Logf("/readyz replica detail %v", reps)
@@ -392,7 +402,7 @@ func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		code, reps := readyz(t, s.replicas[0].URL)
+		code, reps := readyz(t, s.metrics[0])
 		if code == 200 && len(reps) == 1 && reps[0]["healthy"] == true {
 			t.Logf("before: /readyz replica detail %v", reps)
 			break
@@ -411,7 +421,7 @@ func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
 		t.Fatalf("PostgreSQL replica killed mid-load: %v of %d requests, want all 200", c, len(rs))
 	}
 	time.Sleep(1200 * time.Millisecond) // a check interval and the /readyz cache
-	code, reps := readyz(t, s.replicas[0].URL)
+	code, reps := readyz(t, s.metrics[0])
 	if code != 200 || len(reps) != 1 || reps[0]["healthy"] != false || reps[0]["reason"] == "" {
 		t.Fatalf("after the replica's loss: /readyz %d %v, want 200 with the replica unhealthy and a reason", code, reps)
 	}
@@ -469,8 +479,8 @@ func testScaleRedisNodeDown(t *testing.T, s *scale) {
 		t.Fatalf("Redis master down: %v, want 503s", c)
 	}
 	for _, r := range s.replicas[:2] {
-		if code, _ := readyz(t, r.URL); code != 503 {
-			t.Fatalf("Redis master down: %s/readyz %d, want 503", r.URL, code)
+		if resp, _, err := harness.Get(t.Context(), http.DefaultClient, r.URL+"/readyz", ""); err != nil || resp.StatusCode != 503 {
+			t.Fatalf("Redis master down: %s/readyz %v %v, want 503", r.URL, resp, err)
 		}
 	}
 	// Once the Cluster has marked itself failed (node timeout 2 s), every
