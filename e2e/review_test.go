@@ -113,8 +113,11 @@ func checkSameDownloads(t *testing.T, who, addr, site string) {
 			} else if body != plain {
 				t.Errorf("%s, %s %s: not the bytes of a plain request", who, v.name, path)
 			}
-			if strings.Contains(body, "evil") {
-				t.Errorf("%s, %s %s: the answer names the request's host:\n%.600s", who, v.name, path, body)
+			for line := range strings.Lines(body) {
+				if strings.Contains(line, "evil") {
+					t.Errorf("%s, %s %s: the answer names the request's host: %.300s", who, v.name, path, strings.TrimSpace(line))
+					break
+				}
 			}
 		}
 		switch path {
@@ -182,21 +185,25 @@ func TestSiteNotFromRequest(t *testing.T) {
 		checkSameDownloads(t, "serve", addr, site)
 	})
 
-	t.Run("Demo", func(t *testing.T) {
-		port, err := harness.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		// SVC_SITE_URL names the site svc talks to, not the demo's.
-		s, err := harness.StartServer(e.bin.API, port, []string{"SVC_DOWNLOADS_DIR=" + dir, "SVC_LISTEN_ADDR=" + addr,
-			"SVC_SITE_URL=https://prod.example.test", "SVC_DATA_DIR=" + t.TempDir()}, "demo")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Stop() //nolint:errcheck
-		checkSameDownloads(t, "demo", addr, "http://"+addr)
-	})
+	// demo names its own address: without SVC_SITE_URL (where the old
+	// code took the request's host), and with it (ignored: it names the
+	// site svc talks to, not the demo's).
+	for _, siteEnv := range []string{"", "https://prod.example.test"} {
+		t.Run("Demo"+map[bool]string{true: "", false: "IgnoresSVC_SITE_URL"}[siteEnv == ""], func(t *testing.T) {
+			port, err := harness.FreePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := fmt.Sprintf("127.0.0.1:%d", port)
+			s, err := harness.StartServer(e.bin.API, port, []string{"SVC_DOWNLOADS_DIR=" + dir, "SVC_LISTEN_ADDR=" + addr,
+				"SVC_SITE_URL=" + siteEnv, "SVC_DATA_DIR=" + t.TempDir()}, "demo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Stop() //nolint:errcheck
+			checkSameDownloads(t, "demo", addr, "http://"+addr)
+		})
+	}
 }
 
 // TestReadyzRedacted (finding 2): with read replica URLs that carry a
@@ -224,41 +231,49 @@ func TestReadyzRedacted(t *testing.T) {
 	q := u.Query()
 	q.Set("sslpassword", "sslsecret123")
 	u.RawQuery = q.Encode()
-	s, err := harness.StartServer(e.bin.API, port, []string{"SVC_DATABASE_URL=" + e.dbURL, "SVC_REDIS_URL=",
-		"SVC_DATABASE_REPLICA_URLS=" + down + "," + u.String(), "SVC_LOG_LEVEL=debug",
-		fmt.Sprintf("SVC_LISTEN_ADDR=127.0.0.1:%d", port), fmt.Sprintf("SVC_METRICS_ADDR=127.0.0.1:%d", mport)}, "serve")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop() //nolint:errcheck
+	env := []string{"SVC_DATABASE_URL=" + e.dbURL, "SVC_REDIS_URL=", "SVC_METRICS_ADDR=",
+		"SVC_DATABASE_REPLICA_URLS=" + down + "," + u.String(), "SVC_LOG_LEVEL=debug", fmt.Sprintf("SVC_LISTEN_ADDR=127.0.0.1:%d", port)}
 	secrets := []string{"replicapass", "sslsecret123", "sslpassword"}
-
-	resp, body, err := harness.Get(t.Context(), http.DefaultClient, s.URL+"/readyz", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := `{"checks":{"database":"ok","databaseReplicas":["unavailable","unavailable"],"rateLimitStore":"ok"},"status":"ready"}`
-	if got := strings.TrimSpace(string(body)); resp.StatusCode != 200 || got != want {
-		t.Errorf("public /readyz: %d %s\nwant 200 %s", resp.StatusCode, got, want)
-	}
-	resp, detail, err := harness.Get(t.Context(), http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/readyz", mport), "")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("metrics listener /readyz: %v %v", resp, err)
-	}
-	if !strings.Contains(string(detail), `"name":"postgres://replicauser@127.0.0.1:1/replicadb"`) || !strings.Contains(string(detail), `"reason":"unreachable"`) {
-		t.Errorf("metrics listener /readyz lacks the replica's redacted name or its reason: %s", detail)
-	}
-	if err := s.Stop(); err != nil {
-		t.Error(err)
-	}
-	logs := s.Logs.String()
-	if !strings.Contains(logs, "replicauser@127.0.0.1:1/replicadb") {
-		t.Errorf("the log does not name the replica that does not answer:\n%s", logs)
-	}
-	for _, secret := range secrets {
-		for where, text := range map[string]string{"public /readyz": string(body), "metrics /readyz": string(detail), "log": logs} {
-			if strings.Contains(text, secret) {
-				t.Errorf("%s shows %q:\n%s", where, secret, text)
+	for _, metrics := range []bool{false, true} {
+		if metrics {
+			env = append(env, fmt.Sprintf("SVC_METRICS_ADDR=127.0.0.1:%d", mport))
+		}
+		s, err := harness.StartServer(e.bin.API, port, env, "serve")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, body, err := harness.Get(t.Context(), http.DefaultClient, s.URL+"/readyz", "")
+		if err != nil {
+			s.Stop() //nolint:errcheck
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(body)); resp.StatusCode != 200 || got != want {
+			t.Errorf("public /readyz (metrics %v): %d %s\nwant 200 %s", metrics, resp.StatusCode, got, want)
+		}
+		outputs := map[string]string{"public /readyz": string(body)}
+		if metrics {
+			resp, detail, err := harness.Get(t.Context(), http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/readyz", mport), "")
+			switch {
+			case err != nil || resp.StatusCode != 200:
+				t.Errorf("metrics listener /readyz: %v %v", resp, err)
+			case !strings.Contains(string(detail), `"name":"postgres://replicauser@127.0.0.1:1/replicadb"`) || !strings.Contains(string(detail), `"reason":"unreachable"`):
+				t.Errorf("metrics listener /readyz lacks the replica's redacted name or its reason: %s", detail)
+			}
+			outputs["metrics /readyz"] = string(detail)
+		}
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+		outputs["log"] = s.Logs.String()
+		if !strings.Contains(outputs["log"], "replicauser@127.0.0.1:1/replicadb") {
+			t.Errorf("the log does not name the replica that does not answer:\n%s", outputs["log"])
+		}
+		for _, secret := range secrets {
+			for where, text := range outputs {
+				if strings.Contains(text, secret) {
+					t.Errorf("%s (metrics %v) shows %q:\n%.2000s", where, metrics, secret, text)
+				}
 			}
 		}
 	}
