@@ -19,7 +19,7 @@ export GOTOOLCHAIN := $(shell awk '$$1 == "toolchain" { print $$2 }' go.work)
 # ldflags: $(1) the package holding the variables, $(2) the module directory.
 ldflags = -s -w -X $(1).version=$(call modversion,$(2)) -X $(1).commit=$(COMMIT) -X $(1).date=$(DATE)
 
-.PHONY: all build build-static test lint services clean release-cli demo bench proxy release-check release tidy
+.PHONY: all build build-static test lint vulncheck services clean release-cli demo bench proxy release-check release tidy
 
 all: build
 
@@ -66,6 +66,11 @@ test: services
 lint:
 	scripts/lint.sh
 	api-server/scripts/lint-openapi.sh
+
+## vulncheck: govulncheck (pinned in internal/tools/go.mod) in source mode over every module and in binary mode over bin/ and dist/'s archives, against a database built from the golang.org/x/vulndb module (the public database host is not reachable here); fails on a reachable vulnerability or a binary not built with go.work's toolchain; prints the database snapshot
+vulncheck: build
+	scripts/vulncheck.sh
+	@$(drop-sibling-sums)
 
 ## demo: build the binaries and run svc-api on built-in demo data (SQLite under ./.data; no PostgreSQL or Redis)
 demo: build

@@ -48,6 +48,8 @@ func testDouble(t *testing.T, e *env) {
 		{"only from, 91 days to today", "/insights?from=" + day(today, -90), key},
 		{"bad limit", "/accounts?limit=500", key},
 		{"limit and offset not numbers", "/accounts?limit=x&offset=-1", key},
+		{"limit and offset not in plain digits", "/accounts?limit=%2B5&offset=010", key},
+		{"offset minus zero", "/accounts?offset=-0", key},
 		{"malformed accountId", "/campaigns?accountId=a%20b", key},
 		{"accountId not found", "/campaigns?accountId=acc_nope", key},
 		{"missing scope", "/campaigns", accountsOnly},

@@ -51,6 +51,7 @@ type scale struct {
 	pg       *harness.PostgresPair
 	lb       *harness.HAProxy
 	replicas []*harness.Server
+	metrics  []string          // each replica's metrics listener, http://127.0.0.1:port
 	keys     map[string]string // name → key value
 	keyIDs   map[string]string
 	killed   map[int]bool
@@ -122,7 +123,15 @@ func newScale(t *testing.T, e *env) *scale {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The read replica's detail (lag, reason) is on the metrics
+		// listener's /readyz; the public one says ok or not (issue 30).
+		mport, err := harness.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.metrics = append(s.metrics, fmt.Sprintf("http://127.0.0.1:%d", mport))
 		env := []string{
+			fmt.Sprintf("SVC_METRICS_ADDR=127.0.0.1:%d", mport),
 			"SVC_DATABASE_URL=" + s.pg.PrimaryURL,
 			"SVC_DATABASE_REPLICA_URLS=" + s.pg.ReplicaURL,
 			"SVC_REDIS_URL=" + s.redis.URL,
@@ -292,7 +301,8 @@ func testScaleRevocation(t *testing.T, s *scale) {
 	}
 }
 
-// readyz returns a replica's /readyz status and its databaseReplicas detail.
+// readyz returns a replica's /readyz status and its databaseReplicas detail,
+// read from url, the replica's metrics listener.
 func readyz(t *testing.T, url string) (int, []map[string]any) {
 	t.Helper()
 	resp, body, err := harness.Get(t.Context(), http.DefaultClient, url+"/readyz", "")
@@ -387,7 +397,7 @@ func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 			reps []map[string]any
 		)
 		if !harness.Eventually(t.Context(), time.Until(deadline), 100*time.Millisecond, func() bool {
-			code, reps = readyz(t, r.URL)
+			code, reps = readyz(t, s.metrics[i])
 			return code == 200 && len(reps) == 1 && ok(reps[0])
 		}) {
 			t.Fatalf("%s: the read replica did not reach the expected state within 10 s: /readyz %d %v", r.URL, code, reps)
@@ -400,14 +410,14 @@ func waitReplica(t *testing.T, s *scale, ok func(map[string]any) bool) {
 
 // waitReadyz waits up to 10 s until svc-api replica r's /readyz answers 200
 // with one read replica in a state ok accepts, and returns that detail.
-func waitReadyz(t *testing.T, r *harness.Server, what string, ok func(map[string]any) bool) []map[string]any {
+func waitReadyz(t *testing.T, metrics string, what string, ok func(map[string]any) bool) []map[string]any {
 	t.Helper()
 	var (
 		code int
 		reps []map[string]any
 	)
 	if !harness.Eventually(t.Context(), 10*time.Second, 100*time.Millisecond, func() bool {
-		code, reps = readyz(t, r.URL)
+		code, reps = readyz(t, metrics)
 		return code == 200 && len(reps) == 1 && ok(reps[0])
 	}) {
 		t.Fatalf("%s within 10 s: /readyz %d %v", what, code, reps)
@@ -420,7 +430,7 @@ func waitReadyz(t *testing.T, r *harness.Server, what string, ok func(map[string
 // gets 200 (reads move to the primary), /readyz says why, and a replica's
 // log says so.
 func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
-	reps := waitReadyz(t, s.replicas[0], "the read replica is not in use", func(r map[string]any) bool { return r["healthy"] == true })
+	reps := waitReadyz(t, s.metrics[0], "the read replica is not in use", func(r map[string]any) bool { return r["healthy"] == true })
 	t.Logf("before: /readyz replica detail %v", reps)
 	rs := s.paced(t, []string{"p1", "p2", "p3", "p4"}, 40, 40*time.Millisecond, 60, func() {
 		if err := s.pg.KillReplica(); err != nil {
@@ -432,7 +442,7 @@ func testScalePostgresReplicaKilled(t *testing.T, s *scale) {
 	}
 	// The replica's next check (at most a check interval and the /readyz
 	// cache away) finds it gone.
-	reps = waitReadyz(t, s.replicas[0], "after the replica's loss, want 200 with the replica unhealthy and a reason",
+	reps = waitReadyz(t, s.metrics[0], "after the replica's loss, want 200 with the replica unhealthy and a reason",
 		func(r map[string]any) bool { return r["healthy"] == false && r["reason"] != "" && r["reason"] != nil })
 	logged := false
 	for _, r := range s.replicas {
@@ -488,8 +498,8 @@ func testScaleRedisNodeDown(t *testing.T, s *scale) {
 		t.Fatalf("Redis master down: %v, want 503s", c)
 	}
 	for _, r := range s.replicas[:2] {
-		if code, _ := readyz(t, r.URL); code != 503 {
-			t.Fatalf("Redis master down: %s/readyz %d, want 503", r.URL, code)
+		if resp, _, err := harness.Get(t.Context(), http.DefaultClient, r.URL+"/readyz", ""); err != nil || resp.StatusCode != 503 {
+			t.Fatalf("Redis master down: %s/readyz %v %v, want 503", r.URL, resp, err)
 		}
 	}
 	// Once the Cluster has marked itself failed (node timeout 2 s: the

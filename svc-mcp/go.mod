@@ -1,6 +1,6 @@
 module github.com/adsnap/svc/svc-mcp
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/adsnap/svc/sdk-go v1.0.0
@@ -15,6 +15,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

@@ -152,11 +152,12 @@ func TestBinaryWithoutDatabase(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "SVC_DATABASE_URL") {
 		t.Fatalf("%v: %s", err, out)
 	}
-	// An unreachable database is 6 (try again later); a password in the URL
-	// never reaches the output.
-	cmd = exec.CommandContext(t.Context(), binary, "list", "--org", "a", "--user", "b", "--database-url", "postgres://u:hunter2pw@127.0.0.1:1/x")
+	// An unreachable database is 6 (try again later); a password or a query
+	// parameter of the URL never reaches the output (database.Redact).
+	cmd = exec.CommandContext(t.Context(), binary, "list", "--org", "a", "--user", "b", "--database-url", "postgres://u:hunter2pw@127.0.0.1:1/x?sslmode=disable&sslpassword=hunter3pw")
 	out, err = cmd.CombinedOutput()
-	if !errors.As(err, &exit) || exit.ExitCode() != 6 || strings.Contains(string(out), "hunter2pw") || !strings.Contains(string(out), "xxxxx") {
+	if !errors.As(err, &exit) || exit.ExitCode() != 6 || strings.Contains(string(out), "hunter2pw") || strings.Contains(string(out), "hunter3pw") ||
+		!strings.Contains(string(out), "postgres://u@127.0.0.1:1/x") {
 		t.Fatalf("unreachable database: %v: %s", err, out)
 	}
 	// A URL of another kind is a usage error: nothing was tried.

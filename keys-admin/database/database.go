@@ -9,10 +9,14 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
@@ -148,23 +152,53 @@ func IsPostgres(db bun.IDB) bool {
 	return db.Dialect().Name().String() == "pg"
 }
 
-// Redact returns rawURL with any password replaced, for messages and logs.
+// Redact returns the connection URL rawURL as it may be printed (logs,
+// errors, /readyz's detail, the demo's output): by allowlist, its scheme,
+// user, hosts with their ports and database, and nothing else: no password,
+// no query parameter (sslpassword, passfile, service, options…), whatever
+// the URL holds. A postgres:// URL is read by pgconn, as Connect reads it
+// (the defaults it fills in, such as the port, are shown); if pgconn cannot
+// read it, by net/url with the same allowlist. A sqlite: URL keeps its path.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "(unparseable url)"
 	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	switch u.Scheme {
+	case "postgres", "postgresql":
+		out := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+		if u.User != nil && u.User.Username() != "" {
+			out.User = url.User(u.User.Username())
+		}
+		if cfg, err := pgconn.ParseConfig(rawURL); err == nil {
+			out.Host, out.Path = pgHosts(cfg), "/"+cfg.Database
+			out.User = nil
+			if cfg.User != "" {
+				out.User = url.User(cfg.User)
+			}
+		}
+		return out.String()
+	case "sqlite":
+		if u.Opaque != "" {
+			return "sqlite:" + u.Opaque
+		}
+		out := &url.URL{Scheme: "sqlite", Host: u.Host, Path: u.Path, OmitHost: u.Host == ""}
+		return out.String()
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+}
+
+// pgHosts lists cfg's hosts with their ports, as a URL's host: the first,
+// then the other hosts of a multi-host URL (pgconn's fallbacks, which repeat
+// a host for sslmode=prefer).
+func pgHosts(cfg *pgconn.Config) string {
+	hosts := []string{net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))}
+	for _, f := range cfg.Fallbacks {
+		if h := net.JoinHostPort(f.Host, strconv.Itoa(int(f.Port))); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
 		}
 	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
+	return strings.Join(hosts, ",")
 }
 
 // ErrMigrationLocked reports that another migrator held the lock for too long.

@@ -348,8 +348,8 @@ func parseQuery(rawQuery, resource string, today svc.Date) (params, []string) {
 	integer := func(name, v string, lo, hi int) int {
 		n, err := strconv.Atoi(v)
 		switch {
-		case len(v) > 12 || err != nil:
-			problems = append(problems, fmt.Sprintf("%s must be an integer between %d and %d", name, lo, hi))
+		case len(v) > 12 || err != nil || !plainDigits(v):
+			problems = append(problems, fmt.Sprintf("%s must be an integer between %d and %d, in plain digits (no sign, no leading zero)", name, lo, hi))
 		case n < lo || n > hi:
 			problems = append(problems, fmt.Sprintf("%s must be between %d and %d, got %d", name, lo, hi, n))
 		default:
@@ -479,4 +479,18 @@ func MakeKey(random string) string {
 	}
 	body := keyformat.Prefix + random
 	return body + keyformat.Checksum(body)
+}
+
+// plainDigits reports whether v is a number as svc-api reads limit and
+// offset: 0, or decimal digits without a leading zero (no sign).
+func plainDigits(v string) bool {
+	if v == "" || len(v) > 1 && v[0] == '0' {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

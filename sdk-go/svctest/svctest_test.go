@@ -45,7 +45,7 @@ func TestAPI(t *testing.T) {
 			`unknown query parameter "from" (allowed: limit, offset, accountId)`,
 			"limit must be between 1 and 100, got 0"}, nil, nil},
 		{"/api/v1/developer/insights?limit=x&from=2026-11-21", "k", 400, []string{
-			"limit must be an integer between 1 and 100", "from must not be in the future (today is 2026-11-20 UTC)"}, nil, nil},
+			"limit must be an integer between 1 and 100, in plain digits (no sign, no leading zero)", "from must not be in the future (today is 2026-11-20 UTC)"}, nil, nil},
 		{"/api/v1/developer/insights?from=2026-02-30", "k", 400, []string{"from must be a date YYYY-MM-DD (UTC)"}, nil, nil},
 		{"/api/v1/developer/insights?from=2026-08-22", "k", 400, []string{
 			"the range from 2026-08-22 to 2026-11-20 covers 91 days; at most 90 are allowed"}, nil, nil},

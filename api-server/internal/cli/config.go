@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -39,6 +40,7 @@ type config struct {
 	DBDeadline     time.Duration
 	IdleTimeout    time.Duration
 	MaxConnsPerIP  int
+	IPv6Prefix     int
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration
@@ -159,7 +161,7 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"longest wait for the rate-limit store before refusing with 503 (env SVC_REDIS_DEADLINE)")
 	fs.StringVar(&c.TLSCert, "tls-cert", os.Getenv("SVC_TLS_CERT"), "PEM certificate file: serve HTTPS (env SVC_TLS_CERT)")
 	fs.StringVar(&c.TLSKey, "tls-key", os.Getenv("SVC_TLS_KEY"), "PEM private key file of --tls-cert (env SVC_TLS_KEY)")
-	fs.StringVar(&c.SiteURL, "site-url", os.Getenv("SVC_SITE_URL"), "public URL of the site, e.g. https://api.example.com (env SVC_SITE_URL)")
+	fs.StringVar(&c.SiteURL, "site-url", os.Getenv("SVC_SITE_URL"), "public URL of the site, e.g. https://api.example.com; required with --downloads-dir, whose page and install script name it (env SVC_SITE_URL)")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", os.Getenv("SVC_TRUSTED_PROXIES"),
 		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed (no other forwarding header is); default none (env SVC_TRUSTED_PROXIES)")
 	fs.StringVar(&c.DownloadsDir, "downloads-dir", os.Getenv("SVC_DOWNLOADS_DIR"), "directory served under /developers/ (env SVC_DOWNLOADS_DIR)")
@@ -173,6 +175,8 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"how long an idle keep-alive connection stays open (env SVC_IDLE_TIMEOUT)")
 	fs.IntVar(&c.MaxConnsPerIP, "max-conns-per-ip", e.int("SVC_MAX_CONNS_PER_IP", server.DefaultMaxConnsPerIP),
 		"connections open at once from one client IP; more are closed on accept; --trusted-proxies peers are not capped; 0: no cap (env SVC_MAX_CONNS_PER_IP)")
+	fs.IntVar(&c.IPv6Prefix, "ipv6-prefix", e.int("SVC_IPV6_PREFIX", server.DefaultIPv6Prefix),
+		"prefix length by which the per-IP limits and --max-conns-per-ip count an IPv6 client, 1 to 128 (128: each address); IPv4 clients count by address (env SVC_IPV6_PREFIX)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", os.Getenv("SVC_PPROF_ADDR"),
 		"loopback address of a net/http/pprof listener for profiling, e.g. 127.0.0.1:6060; off when empty (env SVC_PPROF_ADDR)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", os.Getenv("SVC_METRICS_ADDR"),
@@ -183,6 +187,23 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"requests per minute per organization (env SVC_LIMIT_ORG_PER_MINUTE)")
 	fs.IntVar(&c.Limits.IPPerMinute, "limit-ip-per-minute", e.int("SVC_LIMIT_IP_PER_MINUTE", server.DefaultLimits.IPPerMinute),
 		"requests per minute per client IP (env SVC_LIMIT_IP_PER_MINUTE)")
+}
+
+// checkDownloads is the check of --downloads-dir: the /developers/ page and
+// install-svc.sh name the site users install from (and send their key to),
+// and only --site-url names it, never a request (DESIGN §3, issue 30).
+func (c *config) checkDownloads() error {
+	switch {
+	case c.DownloadsDir == "":
+		return nil
+	case c.SiteURL == "":
+		return usageError{errors.New("--downloads-dir needs --site-url (or SVC_SITE_URL): the public URL users install svc from, " +
+			"e.g. https://api.example.com; the downloads never take their site from a request's Host or X-Forwarded-* headers")}
+	case !server.PlainSiteURL(c.SiteURL):
+		// Not echoed: a URL with user information may hold a password.
+		return usageError{errors.New("--site-url: want http(s)://host[:port][/path], with no user, query or quote (it goes into install-svc.sh)")}
+	}
+	return nil
 }
 
 func (c *config) trustedProxies() []string {

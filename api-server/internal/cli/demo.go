@@ -76,6 +76,9 @@ public address) is refused with exit 2, unless --unsafe-public-demo is given.`,
 			if len(envErr) > 0 {
 				return usageError{errors.New(strings.Join(envErr, "; "))}
 			}
+			if !cmd.Flags().Changed("site-url") {
+				c.SiteURL = "" // SVC_SITE_URL names the site svc uses, not this demo: runDemo takes its own address
+			}
 			return runDemo(cmd.Context(), &c, unsafePublic, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -84,6 +87,7 @@ public address) is refused with exit 2, unless --unsafe-public-demo is given.`,
 	addDatabaseFlags(cmd.Flags(), &c, "demo.db")
 	cmd.Flags().Lookup("database-url").Usage = "postgres://USER@HOST:PORT/DB?sslmode=… or sqlite:PATH (default sqlite:DATA_DIR/demo.db; SVC_DATABASE_URL is ignored)"
 	addServeFlags(cmd.Flags(), &c, &envErr)
+	cmd.Flags().Lookup("site-url").Usage = "public URL of the demo, named by its /developers/ page and install script (default: the address it listens on; SVC_SITE_URL is ignored)"
 	cmd.Flags().StringVar(&c.LogLevel, "log-level", env("SVC_LOG_LEVEL", "warn"), "debug, info, warn or error (env SVC_LOG_LEVEL)")
 	// The demo never shares limits: it is one process on loopback.
 	_ = cmd.Flags().MarkHidden("redis-url")
@@ -140,13 +144,17 @@ func runDemo(ctx context.Context, c *config, unsafePublic bool, stdout, stderr i
 	c.DatabaseURL = url
 	c.RedisURL = "" // the demo is one process: in-process limits
 	c.listener = ln
+	if c.SiteURL == "" {
+		// Its own address, never a request's Host (issue 30).
+		c.SiteURL = siteURL(ln.Addr().String())
+	}
 	settingsKeys := keys.NewManager(db)
 	c.mount = func(api http.Handler) (http.Handler, error) {
 		return demoSettings(settingsKeys, api, log, time.Now(), tls)
 	}
 	if c.DownloadsDir == "" {
 		if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
-			site := siteURL(ln.Addr().String())
+			site := c.SiteURL
 			fmt.Fprintf(stderr, "downloads: %s at %s/developers/; install svc from it with\n"+
 				"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
 				c.DownloadsDir, site)

@@ -43,6 +43,9 @@ Run 'svc-api migrate' before the first start.`,
 			if len(envErr) > 0 {
 				return usageError{errors.New(strings.Join(envErr, "; "))}
 			}
+			if err := c.checkDownloads(); err != nil {
+				return err // before anything is opened
+			}
 			log, logs, err := newBufferedLogger(cmd.ErrOrStderr(), c.LogLevel)
 			if err != nil {
 				return err
@@ -74,12 +77,18 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usageError{errors.New("--tls-cert and --tls-key go together")}
 	}
+	if c.IPv6Prefix < 1 || c.IPv6Prefix > 128 {
+		return usageError{fmt.Errorf("--ipv6-prefix must be between 1 and 128, got %d", c.IPv6Prefix)}
+	}
 	if c.DBDeadline <= 0 || c.IdleTimeout <= 0 || c.MaxConnsPerIP < 0 {
 		return usageError{fmt.Errorf("--database-deadline and --idle-timeout must be positive and --max-conns-per-ip 0 or more, got %s, %s, %d",
 			c.DBDeadline, c.IdleTimeout, c.MaxConnsPerIP)}
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
+	}
+	if err := c.checkDownloads(); err != nil {
+		return err
 	}
 	if c.logs != nil {
 		// The log's lines are written together (logBuffer) while serve
@@ -186,11 +195,11 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		return err
 	}
 	tls := c.TLSCert != ""
-	h, err := server.New(server.Config{
+	hs, err := server.NewHandlers(server.Config{
 		Keys: ks, Store: reads, Limiter: lim, Limits: c.Limits,
-		TrustedProxies: c.trustedProxies(),
-		HSTS:           tls || strings.HasPrefix(c.SiteURL, "https://"),
-		OpenAPIJSON:    openapi, DownloadsDir: c.DownloadsDir, Logger: log, AccessLog: c.accessLog(),
+		TrustedProxies: c.trustedProxies(), IPv6Prefix: c.IPv6Prefix,
+		HSTS:        tls || strings.HasPrefix(c.SiteURL, "https://"),
+		OpenAPIJSON: openapi, DownloadsDir: c.DownloadsDir, Logger: log, AccessLog: c.accessLog(),
 		DownloadsSiteURL: c.SiteURL,
 		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
 		Metrics: metrics, Tracer: tracer,
@@ -198,6 +207,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	if err != nil {
 		return usageError{err}
 	}
+	h := hs.API
 	if c.mount != nil {
 		if h, err = c.mount(h); err != nil {
 			return err
@@ -221,7 +231,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 			return err
 		}
 	}
-	if lim, err := server.LimitListener(ln, c.MaxConnsPerIP, c.trustedProxies(), log); err != nil {
+	if lim, err := server.LimitListener(ln, c.MaxConnsPerIP, c.IPv6Prefix, c.trustedProxies(), log); err != nil {
 		ln.Close()
 		return usageError{fmt.Errorf("--trusted-proxies: %w", err)}
 	} else {
@@ -240,7 +250,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		defer stopPprof()
 	}
 	if metrics != nil {
-		_, stopMetrics, err := metrics.Serve(c.MetricsAddr, log)
+		_, stopMetrics, err := metrics.Serve(c.MetricsAddr, log, hs.Readiness)
 		if err != nil {
 			return usageError{err}
 		}

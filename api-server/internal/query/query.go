@@ -112,19 +112,27 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 	return p, problems
 }
 
+// integer reads a limit or an offset: plain decimal digits only, so that
+// one number has one spelling (no sign, no leading zero, no "+5" from %2B5:
+// issue 30, finding 10).
 func integer(name, v string, lo, hi int) (int, string) {
-	if len(v) > 12 {
-		return 0, fmt.Sprintf("%s must be an integer between %d and %d", name, lo, hi)
+	bad := fmt.Sprintf("%s must be an integer between %d and %d, in plain digits (no sign, no leading zero)", name, lo, hi)
+	if !rePlainDigits.MatchString(v) {
+		return 0, bad
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, fmt.Sprintf("%s must be an integer between %d and %d", name, lo, hi)
+		return 0, bad
 	}
 	if n < lo || n > hi {
 		return 0, fmt.Sprintf("%s must be between %d and %d, got %d", name, lo, hi, n)
 	}
 	return n, ""
 }
+
+// rePlainDigits is a number as limit and offset take it: 0, or digits
+// without a leading zero, at most 12 of them.
+var rePlainDigits = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})$`)
 
 func dates(p *Params, values url.Values, now time.Time, problems []string) []string {
 	today := now.UTC().Truncate(24 * time.Hour)

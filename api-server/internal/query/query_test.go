@@ -41,6 +41,33 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
+// TestPlainDigits: limit and offset take plain decimal digits only, so that
+// one number has one spelling (issue 30, finding 10): no sign (%2B5 is
+// "+5"), no leading zero, nothing but digits; every problem listed.
+func TestPlainDigits(t *testing.T) {
+	for _, q := range []string{"limit=%2B5", "limit=05", "limit=-0", "offset=010", "offset=-0", "offset=%2B0", "offset=00",
+		"limit=%205", "limit=5%20", "limit=1e1", "limit=0x10", "offset=-1", "limit=%EF%BC%95", "offset=1_000", "limit="} {
+		_, probs := Parse(q, Accounts, now)
+		name, _, _ := strings.Cut(q, "=")
+		want := name + " must be an integer between "
+		if len(probs) != 1 || !strings.HasPrefix(probs[0], want) || !strings.Contains(probs[0], "plain digits") {
+			t.Errorf("%s: %q, want one problem %q… in plain digits", q, probs, want)
+		}
+	}
+	if _, probs := Parse("limit=%2B5&offset=010", Accounts, now); len(probs) != 2 {
+		t.Errorf("both wrong: %q, want two problems", probs)
+	}
+	for q, want := range map[string]Params{
+		"offset=0":              {Limit: 50},
+		"limit=1&offset=10":     {Limit: 1, Offset: 10},
+		"limit=100&offset=9999": {Limit: 100, Offset: 9999},
+	} {
+		if p, probs := Parse(q, Accounts, now); len(probs) != 0 || p != want {
+			t.Errorf("%s: %+v %q, want %+v", q, p, probs, want)
+		}
+	}
+}
+
 func TestInspect(t *testing.T) {
 	for q, want := range map[string]Rejection{
 		"":                        None,
@@ -66,7 +93,7 @@ func TestInspect(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "limit=1", "limit=100&offset=10000", "offset=-1", "limit=1&limit=2",
 		"from=2026-11-01&to=2026-11-21", "from=2026-02-30", "to=2030-01-01", "accountId=a%20b", "%zz",
-		"a=1;b=2", "from=2026-08-23", "limit=+5", "to=0000-10-01", "to=0000-01-15", "to=0001-01-15", "from=0000-12-31&to=0001-01-01", "limit=0x10", "accountId=" + strings.Repeat("a", 129)} {
+		"a=1;b=2", "from=2026-08-23", "limit=+5", "limit=%2B5", "offset=010", "offset=-0", "to=0000-10-01", "to=0000-01-15", "to=0001-01-15", "from=0000-12-31&to=0001-01-01", "limit=0x10", "accountId=" + strings.Repeat("a", 129)} {
 		f.Add(s, uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, raw string, ep uint8) {

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -17,16 +19,22 @@ const DefaultMaxConnsPerIP = 64
 // LimitListener caps the connections open at once from one client IP
 // (the socket's peer) at perIP: a connection over the cap is closed as soon
 // as it is accepted, before any byte is read, so one client cannot hold the
-// file descriptors the others need (OWASP API4). Peers in trusted (the
-// --trusted-proxies addresses and CIDRs) are not capped: behind a proxy
-// every client shares its address. perIP <= 0 returns ln unchanged.
+// file descriptors the others need (OWASP API4). An IPv6 peer counts by its
+// /ipv6Prefix network (DefaultIPv6Prefix if 0), as the per-IP limits count
+// it; an IPv4 peer by its address. Peers in trusted (the --trusted-proxies
+// addresses and CIDRs) are not capped: behind a proxy every client shares
+// its address. perIP <= 0 returns ln unchanged.
 // golang.org/x/net/netutil.LimitListener caps the total, not per client,
 // and blocks Accept when full, hence this one.
-func LimitListener(ln net.Listener, perIP int, trusted []string, log *slog.Logger) (net.Listener, error) {
+func LimitListener(ln net.Listener, perIP, ipv6Prefix int, trusted []string, log *slog.Logger) (net.Listener, error) {
 	if perIP <= 0 {
 		return ln, nil
 	}
-	l := &limitListener{Listener: ln, perIP: perIP, open: make(map[netip.Addr]int), log: log}
+	ipv6Prefix = cmp.Or(ipv6Prefix, DefaultIPv6Prefix)
+	if ipv6Prefix < 1 || ipv6Prefix > 128 {
+		return nil, fmt.Errorf("IPv6 prefix must be between 1 and 128, got %d", ipv6Prefix)
+	}
+	l := &limitListener{Listener: ln, perIP: perIP, v6: ipv6Prefix, open: make(map[netip.Prefix]int), log: log}
 	for _, t := range trusted {
 		p, err := netip.ParsePrefix(t)
 		if err != nil {
@@ -47,13 +55,14 @@ func LimitListener(ln net.Listener, perIP int, trusted []string, log *slog.Logge
 type limitListener struct {
 	net.Listener
 	perIP   int
+	v6      int // IPv6 prefix length
 	trusted []netip.Prefix
 	log     *slog.Logger
 
 	mu      sync.Mutex
-	open    map[netip.Addr]int
-	refused int       // since the last log line
-	logged  time.Time // when the last line was written
+	open    map[netip.Prefix]int // by clientNet
+	refused int                  // since the last log line
+	logged  time.Time            // when the last line was written
 }
 
 // Accept returns the next connection within the cap; the others are closed
@@ -72,8 +81,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if l.isTrusted(ip) {
 			return c, nil
 		}
-		if l.take(ip) {
-			return &limitedConn{Conn: c, release: func() { l.give(ip) }}, nil
+		n := clientNet(ip, l.v6)
+		if l.take(n) {
+			return &limitedConn{Conn: c, release: func() { l.give(n) }}, nil
 		}
 		c.Close()
 	}
@@ -88,7 +98,7 @@ func (l *limitListener) isTrusted(ip netip.Addr) bool {
 	return false
 }
 
-func (l *limitListener) take(ip netip.Addr) bool {
+func (l *limitListener) take(ip netip.Prefix) bool {
 	l.mu.Lock()
 	if l.open[ip] < l.perIP {
 		l.open[ip]++
@@ -109,7 +119,7 @@ func (l *limitListener) take(ip netip.Addr) bool {
 	return false
 }
 
-func (l *limitListener) give(ip netip.Addr) {
+func (l *limitListener) give(ip netip.Prefix) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.open[ip]--; l.open[ip] <= 0 {

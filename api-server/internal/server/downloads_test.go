@@ -42,7 +42,7 @@ func TestDownloads(t *testing.T) {
 	must(err)
 	defer st.Close()
 	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
-	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir})
+	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: "https://dl.example"})
 	must(err)
 	e := &env{t: t, h: h}
 
@@ -51,6 +51,10 @@ func TestDownloads(t *testing.T) {
 	w := e.get("/developers/", "")
 	if w.Code != 200 || !strings.Contains(w.Body.String(), want) || !strings.Contains(w.Body.String(), "svc-cli-1.0.0-linux-amd64.tgz") {
 		t.Errorf("index: %d %s", w.Code, w.Body.String())
+	}
+	// No other site may frame the page (issue 30, finding 10).
+	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("index Content-Security-Policy %q, want default-src 'none' and frame-ancestors 'none'", csp)
 	}
 	for _, hidden := range []string{".secret", "sub", "link"} {
 		if strings.Contains(w.Body.String(), ">"+hidden+"<") {
@@ -77,7 +81,7 @@ func TestDownloads(t *testing.T) {
 
 // TestDownloadsIndex checks the verify-then-install lines of each way on the
 // /developers/ page: for the newest release present, with the configured
-// site, or the request's host when none is configured.
+// site.
 func TestDownloadsIndex(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{
@@ -102,7 +106,7 @@ func TestDownloadsIndex(t *testing.T) {
 	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	for _, tc := range []struct{ configured, site string }{
 		{"https://dl.example/", "https://dl.example"},
-		{"", "http://example.com"}, // httptest's request host
+		{"http://127.0.0.1:18080", "http://127.0.0.1:18080"}, // the demo's own address
 	} {
 		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
 		if err != nil {
@@ -143,7 +147,7 @@ func TestDownloadsIndex(t *testing.T) {
 			t.Errorf("index gives install lines for an older release")
 		}
 	}
-	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir})
+	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: "https://dl.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +165,7 @@ func TestDownloadsIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err = server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: empty})
+	h, err = server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: empty, DownloadsSiteURL: "https://dl.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +176,9 @@ func TestDownloadsIndex(t *testing.T) {
 }
 
 // TestDownloadsInstallScript checks that the install script is served with
-// the serving site as its default, and that SHA256SUMS and the index give
-// the hash of what is served.
+// the configured site as its default, and that SHA256SUMS and the index give
+// the hash of what is served: the same bytes whatever the request says its
+// host is.
 func TestDownloadsInstallScript(t *testing.T) {
 	dir := t.TempDir()
 	script := "#!/bin/sh\nset -eu\ndefault_site=https://adsnap.example\necho \"$default_site\"\n"
@@ -198,50 +203,85 @@ func TestDownloadsInstallScript(t *testing.T) {
 	}
 	defer st.Close()
 	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
-	for _, tc := range []struct{ configured, host, site string }{
-		{"https://dl.example", "", "https://dl.example"},
-		{"", "127.0.0.1:18080", "http://127.0.0.1:18080"},        // the demo: the address the request came to
-		{"https://adsnap.example", "", "https://adsnap.example"}, // the release's own site: unchanged
-		{"", `evil.example";rm -rf /;"`, ""},                     // not a plain URL: the file as it is
-	} {
-		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
+	// The served bytes name the configured site, whatever the request says
+	// about its host (issue 30, finding 1): a Host header, an absolute-form
+	// target, X-Forwarded-Host/-Proto and Forwarded.
+	for _, site := range []string{"https://dl.example", "https://adsnap.example", "http://127.0.0.1:18080"} {
+		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: site})
 		if err != nil {
 			t.Fatal(err)
 		}
-		get := func(path string) string {
-			t.Helper()
-			r := httptest.NewRequest(http.MethodGet, path, nil)
-			if tc.host != "" {
-				r.Host = tc.host
+		want := strings.Replace(script, "default_site=https://adsnap.example", "default_site="+site, 1)
+		wantSums := hash(want) + "  install-svc.sh\n" + hash(archive) + "  svc-cli-1.0.0-linux-amd64.tgz\n"
+		var page string
+		for _, v := range hostileRequests {
+			get := func(path string) string {
+				t.Helper()
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, v.request(path))
+				if w.Code != 200 {
+					t.Fatalf("%s %s: %d %s", v.name, path, w.Code, w.Body.String())
+				}
+				return w.Body.String()
 			}
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
-			if w.Code != 200 {
-				t.Fatalf("%s: %d %s", path, w.Code, w.Body.String())
+			if got := get("/developers/install-svc.sh"); got != want {
+				t.Errorf("site %s, %s: script\n%s\nwant\n%s", site, v.name, got, want)
 			}
-			return w.Body.String()
-		}
-		want := script
-		if tc.site != "" {
-			want = strings.Replace(script, "default_site=https://adsnap.example", "default_site="+tc.site, 1)
-		}
-		if got := get("/developers/install-svc.sh"); got != want {
-			t.Errorf("site %q host %q: script\n%s\nwant\n%s", tc.configured, tc.host, got, want)
-		}
-		sums := get("/developers/SHA256SUMS")
-		if wantSums := hash(want) + "  install-svc.sh\n" + hash(archive) + "  svc-cli-1.0.0-linux-amd64.tgz\n"; sums != wantSums {
-			t.Errorf("site %q host %q: SHA256SUMS\n%s\nwant\n%s", tc.configured, tc.host, sums, wantSums)
-		}
-		page := get("/developers/")
-		for _, row := range []string{
-			fmt.Sprintf(`<a href="install-svc.sh">install-svc.sh</a></td><td>%d</td><td><code>%s</code>`, len(want), hash(want)),
-			fmt.Sprintf(`<a href="SHA256SUMS">SHA256SUMS</a></td><td>%d</td><td><code>%s</code>`, len(sums), hash(sums)),
-		} {
-			if !strings.Contains(page, row) {
-				t.Errorf("site %q host %q: index lacks %s", tc.configured, tc.host, row)
+			if sums := get("/developers/SHA256SUMS"); sums != wantSums {
+				t.Errorf("site %s, %s: SHA256SUMS\n%s\nwant\n%s", site, v.name, sums, wantSums)
+			}
+			p := get("/developers/")
+			if page == "" {
+				page = p
+				for _, row := range []string{
+					fmt.Sprintf(`<a href="install-svc.sh">install-svc.sh</a></td><td>%d</td><td><code>%s</code>`, len(want), hash(want)),
+					fmt.Sprintf(`<a href="SHA256SUMS">SHA256SUMS</a></td><td>%d</td><td><code>%s</code>`, len(wantSums), hash(wantSums)),
+					"curl -fsSL " + site + "/developers/install-svc.sh",
+				} {
+					if !strings.Contains(html.UnescapeString(page), row) {
+						t.Errorf("site %s: index lacks %s", site, row)
+					}
+				}
+			} else if p != page {
+				t.Errorf("site %s, %s: the index differs from a plain request's", site, v.name)
+			}
+			if strings.Contains(p, "evil") {
+				t.Errorf("site %s, %s: the index names the request's host", site, v.name)
 			}
 		}
 	}
+	// No site, or one that cannot go into the script: New refuses.
+	for _, site := range []string{"", `https://evil.example";rm -rf /;"`, "https://user@dl.example", "https://dl.example/?x=1", "ftp://dl.example"} {
+		if _, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: site}); err == nil {
+			t.Errorf("New with DownloadsSiteURL %q: no error", site)
+		}
+	}
+}
+
+// hostileRequests are the ways a request names a host other than the
+// server's (issue 30, finding 1).
+var hostileRequests = []hostileRequest{
+	{name: "plain request"},
+	{name: "Host header", host: "127.evil.example"},
+	{name: "absolute-form target", absolute: "http://127.evil.example"},
+	{name: "X-Forwarded-Host", header: map[string]string{"X-Forwarded-Host": "127.evil.example", "X-Forwarded-Proto": "http"}},
+	{name: "Forwarded", header: map[string]string{"Forwarded": "host=127.evil.example;proto=http", "X-Forwarded-For": "203.0.113.9"}},
+}
+
+type hostileRequest struct {
+	name, host, absolute string
+	header               map[string]string
+}
+
+func (v hostileRequest) request(path string) *http.Request {
+	r := httptest.NewRequest(http.MethodGet, v.absolute+path, nil) // an absolute URL sets r.Host, as net/http does
+	if v.host != "" {
+		r.Host = v.host
+	}
+	for k, val := range v.header {
+		r.Header.Set(k, val)
+	}
+	return r
 }
 
 func TestHSTS(t *testing.T) {

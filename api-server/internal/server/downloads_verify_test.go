@@ -62,7 +62,8 @@ func TestDownloadsSignedRelease(t *testing.T) {
 	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	for _, tc := range []struct{ configured, host, site string }{
 		{"https://dl.example", "", "https://dl.example"},
-		{"", "127.0.0.1:18080", "http://127.0.0.1:18080"},
+		// A request's Host never names the site (issue 30).
+		{"http://127.0.0.1:18080", "127.evil.example", "http://127.0.0.1:18080"},
 	} {
 		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
 		if err != nil {

@@ -65,6 +65,11 @@ type opts struct {
 	dbDeadline time.Duration
 	// wrapStore, when set, wraps the store the server reads.
 	wrapStore func(server.Store) server.Store
+	// ipv6Prefix is server.Config.IPv6Prefix.
+	ipv6Prefix int
+	// now, when set, is server.Config.Now (the server's clock; the key
+	// service keeps the env's clock).
+	now func() time.Time
 }
 
 // hookedStore calls hooks before the store's calls.
@@ -185,7 +190,7 @@ func newEnv(t *testing.T, b dbtest.Backend, o opts) *env {
 	}
 	h, err := server.New(server.Config{
 		Keys: lookup, Store: sst, Limiter: lim, Limits: o.limits, TrustedProxies: o.trusted,
-		MaxInFlight: o.maxInFlight, DatabaseDeadline: o.dbDeadline,
+		MaxInFlight: o.maxInFlight, DatabaseDeadline: o.dbDeadline, Now: o.now, IPv6Prefix: o.ipv6Prefix,
 		OpenAPIJSON: []byte(`{"openapi":"3.1.0"}`),
 		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
 	})

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,7 +45,7 @@ type readyResult struct {
 func (r *readiness) get(ctx context.Context, s *Server) readyResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if now := time.Now(); !r.at.IsZero() && now.Sub(r.at) < readyTTL {
+	if now := s.now(); !r.at.IsZero() && now.Sub(r.at) < readyTTL {
 		return r.readyResult
 	}
 	// The check is bounded by its own deadlines and not by the caller's
@@ -66,7 +67,7 @@ func (r *readiness) get(ctx context.Context, s *Server) readyResult {
 	if lerr != nil {
 		res.ok, res.limiter = false, "unavailable"
 	}
-	r.readyResult, r.at = res, time.Now()
+	r.readyResult, r.at = res, s.now()
 	return res
 }
 
@@ -173,19 +174,51 @@ func (s *Server) healthz(c *gin.Context) {
 }
 
 // readyz answers from a check at most readyTTL old (readiness), so that a
-// flood of probes costs the dependencies one check a second.
+// flood of probes costs the dependencies one check a second. On the public
+// port it says ready or not for each dependency and nothing more (no URL,
+// host, user, lag or reason: issue 30); the detail is the operators'
+// (readyDetail, on the metrics listener, and the log).
 func (s *Server) readyz(c *gin.Context) {
-	r := s.ready.get(c.Request.Context(), s)
+	code, body := s.readiness(c.Request.Context(), false)
+	if code != http.StatusOK {
+		c.Header("Retry-After", "1")
+	}
+	c.JSON(code, body)
+}
+
+// readyDetail is readyz with each read replica's redacted name, lag and
+// reason: for the metrics listener (Handlers.Readiness), never the API's port.
+func (s *Server) readyDetail(w http.ResponseWriter, r *http.Request) {
+	code, body := s.readiness(r.Context(), true)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// readiness is the answer of readyz (detail false) and readyDetail.
+func (s *Server) readiness(ctx context.Context, detail bool) (int, gin.H) {
+	r := s.ready.get(ctx, s)
 	checks := gin.H{"database": r.database, "rateLimitStore": r.limiter}
-	if rs, ok := s.store.(replicaStatus); ok {
-		// Detail only: reads fall back to the primary, so a replica that
-		// is down or lags does not make the replica unready.
-		checks["databaseReplicas"] = rs.Status()
+	if rs := s.replicas; rs != nil {
+		// Reads fall back to the primary, so a replica that is down or
+		// lags does not make the server unready.
+		st := rs.Status()
+		if detail {
+			checks["databaseReplicas"] = st
+		} else {
+			each := make([]string, len(st))
+			for i, r := range st {
+				each[i] = "ok"
+				if !r.Healthy {
+					each[i] = "unavailable"
+				}
+			}
+			checks["databaseReplicas"] = each
+		}
 	}
 	if !r.ok {
-		c.Header("Retry-After", "1")
-		c.JSON(http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks})
-		return
+		return http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": "not ready", "checks": checks}
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ready", "checks": checks})
+	return http.StatusOK, gin.H{"status": "ready", "checks": checks}
 }

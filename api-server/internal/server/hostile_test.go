@@ -161,11 +161,12 @@ func TestRefusedBeforeAuthCount(t *testing.T) {
 
 // TestReadyzCached: a flood of /readyz costs the dependencies one check a
 // second, and the check takes a request from a limiter bucket (issue #22
-// point 6).
+// point 6). The second is the server's clock's (issue 32: no sleep).
 func TestReadyzCached(t *testing.T) {
 	var pings atomic.Int64
 	lim := &countingLimiter{Limiter: ratelimit.NewMemory(nil)}
-	e := sqliteEnv(t, opts{limiter: lim, onPing: func() { pings.Add(1) }})
+	clk := &stoppedClock{t: time.Now()}
+	e := sqliteEnv(t, opts{limiter: lim, onPing: func() { pings.Add(1) }, now: clk.Now})
 	var wg sync.WaitGroup
 	for range 200 {
 		wg.Go(func() {
@@ -175,15 +176,30 @@ func TestReadyzCached(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if p, l := pings.Load(), lim.calls.Load(); p < 1 || p > 2 || l < 1 || l > 2 {
-		t.Errorf("200 probes made %d store pings and %d limiter calls, want 1 or 2 each", p, l)
+	if p, l := pings.Load(), lim.calls.Load(); p != 1 || l != 1 {
+		t.Errorf("200 probes at one instant made %d store pings and %d limiter calls, want 1 each", p, l)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	before := pings.Load()
+	clk.Advance(900 * time.Millisecond)
 	e.get("/readyz", "")
-	if p := pings.Load(); p < 2 || p > 3 {
-		t.Errorf("a probe after a second did not check again (%d pings)", p)
+	if p := pings.Load(); p != before {
+		t.Errorf("a probe 0.9 s later checked again (%d pings, %d before)", p, before)
+	}
+	clk.Advance(200 * time.Millisecond)
+	e.get("/readyz", "")
+	if p := pings.Load(); p != before+1 {
+		t.Errorf("a probe 1.1 s later did not check again (%d pings, %d before)", p, before)
 	}
 }
+
+// stoppedClock is a clock that moves only when told.
+type stoppedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stoppedClock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *stoppedClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 type countingLimiter struct {
 	ratelimit.Limiter

@@ -240,7 +240,7 @@ func (s *Server) guard(c *gin.Context) {
 // 429 without a store round trip. While the store fails (a failure in the
 // last second) nothing is charged: nothing is being served.
 func (s *Server) chargeIP(c *gin.Context) {
-	ip, now := c.ClientIP(), s.now()
+	ip, now := s.ipBucket(c), s.now()
 	if _, refused := s.refusals.get(ip, now); refused || s.failures.recent("rate limit store unavailable", now) {
 		return
 	}
@@ -268,7 +268,7 @@ func (s *Server) chargeIP(c *gin.Context) {
 func (s *Server) protect(c *gin.Context) {
 	st := state(c)
 	ctx := c.Request.Context()
-	ip, asked := c.ClientIP(), s.now()
+	ip, asked := s.ipBucket(c), s.now()
 	// 3 (remembered): this IP's bucket refused a moment ago and cannot have
 	// room yet; answer as the store would, without the lookup or the store.
 	if r, ok := s.refusals.get(ip, asked); ok {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,44 +16,30 @@ import (
 
 // New returns the API as an http.Handler.
 func New(cfg Config) (http.Handler, error) {
-	if cfg.Keys == nil || cfg.Store == nil || cfg.Limiter == nil {
-		return nil, errors.New("server: Keys, Store and Limiter are required")
+	h, err := NewHandlers(cfg)
+	if err != nil {
+		return nil, err
 	}
-	l := cfg.Limits
-	if l == (Limits{}) {
-		l = DefaultLimits
+	return h.API, nil
+}
+
+// Handlers are what the server serves: the API on its public port, and the
+// readiness detail for an operators' listener.
+type Handlers struct {
+	// API is the public port's handler (New's).
+	API http.Handler
+	// Readiness answers GET with /readyz's answer plus each read replica's
+	// redacted URL, lag and the reason it is skipped: serve mounts it at
+	// /readyz on the metrics listener (--metrics-addr), never the API's port.
+	Readiness http.Handler
+}
+
+// NewHandlers is New with the readiness detail.
+func NewHandlers(cfg Config) (*Handlers, error) {
+	s, err := newServer(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if l.KeyPerMinute <= 0 || l.OrgPerMinute <= 0 || l.IPPerMinute <= 0 {
-		return nil, fmt.Errorf("server: every limit must be positive, got key %d, org %d, ip %d", l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
-	}
-	s := &Server{
-		keys: cfg.Keys, store: cfg.Store, limiter: cfg.Limiter,
-		keyLimit: ratelimit.PerMinute("key", l.KeyPerMinute),
-		orgLimit: ratelimit.PerMinute("org", l.OrgPerMinute),
-		ipLimit:  ratelimit.PerMinute("ip", l.IPPerMinute),
-		refusals: newIPRefusals(),
-		hsts:     cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
-		log: cfg.Logger, accessOut: cfg.AccessLog, now: cfg.Now,
-		metrics: cfg.Metrics, tracer: cfg.Tracer,
-	}
-	s.downloadsSite = cfg.DownloadsSiteURL
-	s.known, _ = cfg.Keys.(knownKeys)
-	s.instrument()
-	if cfg.MaxInFlight > 0 {
-		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
-	}
-	s.dbWait = cfg.DatabaseDeadline
-	if s.dbWait <= 0 {
-		s.dbWait = DefaultDatabaseDeadline
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
-	s.policyHdr = fixedHeader(s.policy)
 
 	// gin's mode is a global of gin's: the program sets it (the cli
 	// package, once), not this constructor.
@@ -107,5 +94,58 @@ func New(cfg Config) (http.Handler, error) {
 	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
-	return r, nil
+	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail)}, nil
+}
+
+// newServer checks cfg and fills the Server that NewHandlers routes to.
+func newServer(cfg Config) (*Server, error) {
+	if cfg.Keys == nil || cfg.Store == nil || cfg.Limiter == nil {
+		return nil, errors.New("server: Keys, Store and Limiter are required")
+	}
+	l := cfg.Limits
+	if l == (Limits{}) {
+		l = DefaultLimits
+	}
+	if l.KeyPerMinute <= 0 || l.OrgPerMinute <= 0 || l.IPPerMinute <= 0 {
+		return nil, fmt.Errorf("server: every limit must be positive, got key %d, org %d, ip %d", l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	}
+	v6 := cmp.Or(cfg.IPv6Prefix, DefaultIPv6Prefix)
+	if v6 < 1 || v6 > 128 {
+		return nil, fmt.Errorf("server: IPv6Prefix must be between 1 and 128, got %d", v6)
+	}
+	s := &Server{
+		keys: cfg.Keys, store: cfg.Store, limiter: cfg.Limiter,
+		keyLimit:   ratelimit.PerMinute("key", l.KeyPerMinute),
+		orgLimit:   ratelimit.PerMinute("org", l.OrgPerMinute),
+		ipLimit:    ratelimit.PerMinute("ip", l.IPPerMinute),
+		ipv6Prefix: v6,
+		refusals:   newIPRefusals(),
+		hsts:       cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
+		log: cfg.Logger, accessOut: cfg.AccessLog, now: cfg.Now,
+		metrics: cfg.Metrics, tracer: cfg.Tracer,
+	}
+	site, err := checkSite(cfg.DownloadsDir, cfg.DownloadsSiteURL)
+	if err != nil {
+		return nil, err
+	}
+	s.downloadsSite = site
+	s.known, _ = cfg.Keys.(knownKeys)
+	s.replicas, _ = cfg.Store.(replicaStatus) // before instrument wraps the store
+	s.instrument()
+	if cfg.MaxInFlight > 0 {
+		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
+	}
+	s.dbWait = cfg.DatabaseDeadline
+	if s.dbWait <= 0 {
+		s.dbWait = DefaultDatabaseDeadline
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.policy = fmt.Sprintf(`"key";q=%d;w=60, "org";q=%d;w=60, "ip";q=%d;w=60`, l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	s.policyHdr = fixedHeader(s.policy)
+	return s, nil
 }

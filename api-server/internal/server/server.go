@@ -2,7 +2,11 @@
 // routes.go the router (New) with the request pipeline of DESIGN §3 as an
 // explicit middleware list; middleware.go the pipeline's steps; handlers.go
 // the three list handlers; errors.go the one mapping of errors to answers;
-// health.go /healthz and /readyz; openapi.go the OpenAPI document.
+// health.go /healthz and /readyz (terse; the detail for the metrics
+// listener); openapi.go the OpenAPI document; downloads.go and
+// downloadsindex.go /developers/ (naming the configured site only);
+// clientip.go the per-IP bucket of a client (IPv6 by prefix) and
+// connlimit.go the per-IP connection cap.
 package server
 
 import (
@@ -73,6 +77,10 @@ type Config struct {
 	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For is
 	// believed; none by default, so the client IP is the socket's.
 	TrustedProxies []string
+	// IPv6Prefix is the prefix length by which the per-IP limits count an
+	// IPv6 client (1 to 128; DefaultIPv6Prefix if 0); IPv4 clients count
+	// by address.
+	IPv6Prefix int
 	// HSTS adds Strict-Transport-Security (serving TLS, or behind an https site URL).
 	HSTS bool
 	// OpenAPIJSON is served at BasePath/openapi.json.
@@ -80,7 +88,9 @@ type Config struct {
 	// DownloadsDir, when set, is served at /developers/.
 	DownloadsDir string
 	// DownloadsSiteURL is the site named in the install commands of the
-	// /developers/ page; the address each request came to when empty.
+	// /developers/ page and in the install script's default; required
+	// with DownloadsDir (New fails without it): nothing of a request (Host,
+	// an absolute-form target, X-Forwarded-*) ever names the site.
 	DownloadsSiteURL string
 	Logger           *slog.Logger
 	// AccessLog, when set, is the writer of Logger's handler, itself slog's
@@ -116,25 +126,28 @@ const MaxHeaderBytes = 16 << 10
 
 // Server holds the handlers' dependencies.
 type Server struct {
-	keys      KeyLookup
-	known     knownKeys // nil: every key takes the sequential path
-	store     Store
-	limiter   ratelimit.Limiter
-	keyLimit  ratelimit.Limit
-	orgLimit  ratelimit.Limit
-	ipLimit   ratelimit.Limit
-	refusals  *ipRefusals
-	gate      *semaphore.Weighted
-	dbWait    time.Duration
-	ready     readiness
-	failures  onceASecond
-	breaker   breaker // of the limit store
-	dbBreaker breaker // of the database
-	policy    string
-	policyHdr []string // {policy}: see fixedHeader
-	hsts      bool
-	openapi   []byte
-	downloads string
+	keys     KeyLookup
+	known    knownKeys // nil: every key takes the sequential path
+	store    Store
+	replicas replicaStatus // cfg.Store's read replicas (before instrument wraps it); nil without
+	limiter  ratelimit.Limiter
+	keyLimit ratelimit.Limit
+	orgLimit ratelimit.Limit
+	ipLimit  ratelimit.Limit
+	// ipv6Prefix: see Config.IPv6Prefix.
+	ipv6Prefix int
+	refusals   *ipRefusals
+	gate       *semaphore.Weighted
+	dbWait     time.Duration
+	ready      readiness
+	failures   onceASecond
+	breaker    breaker // of the limit store
+	dbBreaker  breaker // of the database
+	policy     string
+	policyHdr  []string // {policy}: see fixedHeader
+	hsts       bool
+	openapi    []byte
+	downloads  string
 	// downloadsSite: see Config.DownloadsSiteURL.
 	downloadsSite string
 	log           *slog.Logger

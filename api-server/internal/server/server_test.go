@@ -272,7 +272,7 @@ func TestBadRequests(t *testing.T) {
 			{"?q=svc_live_abc", []string{"credentials must not be sent"}},
 			{"?organization_id=org_b", []string{"organization is taken from the API key"}},
 			{"?Org=org_b", []string{"organization is taken from the API key"}},
-			{"?foo=1&limit=0&offset=-1", []string{`unknown query parameter "foo"`, "limit must be between 1 and 100", "offset must be between 0 and 10000"}},
+			{"?foo=1&limit=0&offset=-1", []string{`unknown query parameter "foo"`, "limit must be between 1 and 100", "offset must be an integer between 0 and 10000, in plain digits"}},
 			{"?limit=1&limit=2", []string{"limit is repeated"}},
 			{"?limit=ten&offset=1.5", []string{"limit must be an integer", "offset must be an integer"}},
 			{"?limit=101&offset=10001", []string{"limit must be between 1 and 100", "offset must be between 0 and 10000"}},
