@@ -23,7 +23,7 @@ import (
 // request) and 2 (replica URLs on the public /readyz and in the log).
 
 // evilHost is the host a hostile request names.
-const evilHost = "127.evil.example"
+const evilHost = "127.poisoned-host-e2e.example"
 
 // hostVariant is one way a request names a host other than the server's.
 type hostVariant struct {
@@ -114,7 +114,7 @@ func checkSameDownloads(t *testing.T, who, addr, site string) {
 				t.Errorf("%s, %s %s: not the bytes of a plain request", who, v.name, path)
 			}
 			for line := range strings.Lines(body) {
-				if strings.Contains(line, "evil") {
+				if strings.Contains(line, "poisoned-host-e2e") {
 					t.Errorf("%s, %s %s: the answer names the request's host: %.300s", who, v.name, path, strings.TrimSpace(line))
 					break
 				}
