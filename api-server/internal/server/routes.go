@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/gin-gonic/gin"
@@ -91,9 +92,9 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.
-	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
-	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
-	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
+	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, s.store.AccountsPage, capNoteAccounts))
+	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
+	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
 	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail)}, nil
 }
 
