@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/downloads"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/server"
 	"github.com/spf13/pflag"
@@ -199,7 +200,7 @@ func (c *config) checkDownloads() error {
 	case c.SiteURL == "":
 		return usageError{errors.New("--downloads-dir needs --site-url (or SVC_SITE_URL): the public URL users install svc from, " +
 			"e.g. https://api.example.com; the downloads never take their site from a request's Host or X-Forwarded-* headers")}
-	case !server.PlainSiteURL(c.SiteURL):
+	case !downloads.PlainSiteURL(c.SiteURL):
 		// Not echoed: a URL with user information may hold a password.
 		return usageError{errors.New("--site-url: want http(s)://host[:port][/path], with no user, query or quote (it goes into install-svc.sh)")}
 	}

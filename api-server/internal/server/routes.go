@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/downloads"
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/keys-admin/apikey"
@@ -81,9 +82,10 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(r, "/healthz", s.healthz)
 	get(r, "/readyz", s.readyz)
 	get(r, BasePath+"/openapi.json", s.openAPI)
-	if s.downloads != "" {
-		get(r, "/developers/", s.downloadsIndex)
-		get(r, "/developers/:file", s.downloadFile)
+	if s.downloads != nil { // the /developers/ site (package downloads)
+		site := gin.WrapH(s.downloads)
+		get(r, downloads.Prefix, site)
+		get(r, downloads.Prefix+":file", site)
 	}
 
 	api := r.Group(BasePath,
@@ -121,15 +123,17 @@ func newServer(cfg Config) (*Server, error) {
 		ipLimit:    ratelimit.PerMinute("ip", l.IPPerMinute),
 		ipv6Prefix: v6,
 		refusals:   newIPRefusals(),
-		hsts:       cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
+		hsts:       cfg.HSTS, openapi: cfg.OpenAPIJSON,
 		log: cfg.Logger, accessOut: cfg.AccessLog, now: cfg.Now,
 		metrics: cfg.Metrics, tracer: cfg.Tracer,
 	}
-	site, err := checkSite(cfg.DownloadsDir, cfg.DownloadsSiteURL)
-	if err != nil {
-		return nil, err
+	if cfg.DownloadsDir != "" {
+		site, err := downloads.New(cfg.DownloadsDir, cfg.DownloadsSiteURL, cfg.Logger)
+		if err != nil {
+			return nil, err
+		}
+		s.downloads = site
 	}
-	s.downloadsSite = site
 	s.known, _ = cfg.Keys.(knownKeys)
 	s.replicas, _ = cfg.Store.(replicaStatus) // before instrument wraps the store
 	s.instrument()

@@ -13,6 +13,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
@@ -85,7 +86,7 @@ type Config struct {
 	HSTS bool
 	// OpenAPIJSON is served at BasePath/openapi.json.
 	OpenAPIJSON []byte
-	// DownloadsDir, when set, is served at /developers/.
+	// DownloadsDir, when set, is served at /developers/ (package downloads).
 	DownloadsDir string
 	// DownloadsSiteURL is the site named in the install commands of the
 	// /developers/ page and in the install script's default; required
@@ -147,12 +148,10 @@ type Server struct {
 	policyHdr  []string // {policy}: see fixedHeader
 	hsts       bool
 	openapi    []byte
-	downloads  string
-	// downloadsSite: see Config.DownloadsSiteURL.
-	downloadsSite string
-	log           *slog.Logger
-	accessOut     io.Writer // Config.AccessLog
-	now           func() time.Time
-	metrics       *telemetry.Metrics
-	tracer        trace.Tracer
+	downloads  http.Handler // the /developers/ site; nil without Config.DownloadsDir
+	log        *slog.Logger
+	accessOut  io.Writer // Config.AccessLog
+	now        func() time.Time
+	metrics    *telemetry.Metrics
+	tracer     trace.Tracer
 }
