@@ -1,5 +1,3 @@
-// Package cli is the svc-api command: serve, migrate, import, demo and
-// version. Main is called by cmd/svc-api and by tests.
 package cli
 
 import (

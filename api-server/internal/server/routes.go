@@ -90,7 +90,7 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 
 	api := r.Group(BasePath,
 		s.guard,   // 2. credentials in the query, organization overrides, ambiguous headers → 400
-		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401; 5. per-key and per-organization limits → 429
+		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401 (auth.go); 5. per-key and per-organization limits → 429 (limits.go)
 		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.

@@ -1,12 +1,3 @@
-// Package server is the read-only HTTP API. Its files hold, by name:
-// routes.go the router (New) with the request pipeline of DESIGN §3 as an
-// explicit middleware list; middleware.go the pipeline's steps; handlers.go
-// the three list handlers; errors.go the one mapping of errors to answers;
-// health.go /healthz and /readyz (terse; the detail for the metrics
-// listener); openapi.go the OpenAPI document; downloads.go and
-// downloadsindex.go /developers/ (naming the configured site only);
-// clientip.go the per-IP bucket of a client (IPv6 by prefix) and
-// connlimit.go the per-IP connection cap.
 package server
 
 import (
