@@ -10,6 +10,11 @@
 //   - package versions reads versions.yaml; package workspace checks go.work
 //     against the go.mod files and versions.yaml
 //     (TestWorkspaceReplacesEverySibling).
+//   - package sizecheck holds api-server and keys-admin to files of at most
+//     400 lines and functions of at most 80 (hand-written, non-test Go;
+//     generated files excepted, tables and templates only with a
+//     "sizecheck:table-file" or "sizecheck:table-func" comment saying why):
+//     TestSizes, run by make test.
 //   - the apidiff tool (golang.org/x/exp/cmd/apidiff) for the compatibility
 //     check of `make release-check`, and staticcheck for `make lint`, are
 //     pinned by the tool directives of go.mod.

@@ -1,6 +1,3 @@
-// Package cli is the keys-admin operator command: migrate the keys tables,
-// and create, list and revoke developer keys as a current owner or admin,
-// under exactly the rules the settings backend applies.
 package cli
 
 import (

@@ -1,6 +1,3 @@
-// Package database opens the service's database from a URL and runs embedded
-// SQL migrations under the migrator's lock. It is shared by keys-admin and the
-// api-server so that both speak to PostgreSQL and SQLite the same way.
 package database
 
 import (

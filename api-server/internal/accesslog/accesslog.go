@@ -1,6 +1,3 @@
-// Package accesslog is the access log's line: its attributes for slog,
-// and the same line appended as slog's JSONHandler writes it, for the
-// server to write without slog's handler (see Line.AppendJSON).
 package accesslog
 
 import (

@@ -1,5 +1,3 @@
-// Package cli is the svc-api command: serve, migrate, import, demo and
-// version. Main is called by cmd/svc-api and by tests.
 package cli
 
 import (
@@ -238,51 +236,57 @@ migrate' first.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := snapshot.Options{Now: time.Now()}
-			switch format {
-			case "json":
-			case "ndjson":
-				opts.Format = snapshot.FormatNDJSON
-			case "auto":
-				if ext := strings.ToLower(filepath.Ext(args[0])); ext == ".ndjson" || ext == ".jsonl" {
-					opts.Format = snapshot.FormatNDJSON
-				}
-			default:
-				return usageError{fmt.Errorf("--format %q: want auto, json or ndjson", format)}
-			}
-			var r io.Reader = cmd.InOrStdin()
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				r = f
-			}
-			db, _, err := c.openDB(cmd.Context(), "svc.db")
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			stderr := cmd.ErrOrStderr()
-			p := newProgress(stderr, progress)
-			opts.Progress = p.update
-			sum, err := snapshot.ImportStream(cmd.Context(), db, r, opts)
-			telemetry.ImportRun(err)
-			p.finish()
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return fmt.Errorf("import interrupted, nothing was imported: %w", cmd.Context().Err())
-				}
-				return migrateHint(err)
-			}
-			fmt.Fprintf(stderr, "imported %s in %s (%s rows/s)\n", sum, p.elapsed().Round(time.Millisecond),
-				rate(sum.Total(), p.elapsed()))
-			return nil
+			return runImport(cmd, &c, args[0], format, progress)
 		},
 	}
 	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
 	cmd.Flags().StringVar(&format, "format", "auto", "input format: auto, json or ndjson")
 	cmd.Flags().BoolVar(&progress, "progress", true, "report progress on standard error")
 	return cmd
+}
+
+// runImport is import's run: FILE (or - for standard input) in format,
+// with progress on standard error when progress is set.
+func runImport(cmd *cobra.Command, c *config, file, format string, progress bool) error {
+	opts := snapshot.Options{Now: time.Now()}
+	switch format {
+	case "json":
+	case "ndjson":
+		opts.Format = snapshot.FormatNDJSON
+	case "auto":
+		if ext := strings.ToLower(filepath.Ext(file)); ext == ".ndjson" || ext == ".jsonl" {
+			opts.Format = snapshot.FormatNDJSON
+		}
+	default:
+		return usageError{fmt.Errorf("--format %q: want auto, json or ndjson", format)}
+	}
+	var r io.Reader = cmd.InOrStdin()
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	db, _, err := c.openDB(cmd.Context(), "svc.db")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	stderr := cmd.ErrOrStderr()
+	p := newProgress(stderr, progress)
+	opts.Progress = p.update
+	sum, err := snapshot.ImportStream(cmd.Context(), db, r, opts)
+	telemetry.ImportRun(err)
+	p.finish()
+	if err != nil {
+		if cmd.Context().Err() != nil {
+			return fmt.Errorf("import interrupted, nothing was imported: %w", cmd.Context().Err())
+		}
+		return migrateHint(err)
+	}
+	fmt.Fprintf(stderr, "imported %s in %s (%s rows/s)\n", sum, p.elapsed().Round(time.Millisecond),
+		rate(sum.Total(), p.elapsed()))
+	return nil
 }

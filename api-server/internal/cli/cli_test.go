@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/demo"
 	"github.com/adsnap/svc/api-server/internal/snapshot"
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/database"
@@ -172,17 +173,17 @@ func TestDemoKeyLimit(t *testing.T) {
 	}
 	var created []string
 	for i := range keys.MaxActiveKeys + 2 {
-		dk, err := newDemoKey(ctx, db)
+		dk, err := demo.NewKey(ctx, db)
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		created = append(created, dk.created.ID)
+		created = append(created, dk.Created.ID)
 		wantRevoked := max(0, i+1-keys.MaxActiveKeys)
-		if len(dk.revoked) != min(1, wantRevoked) {
-			t.Errorf("run %d revoked %d keys", i, len(dk.revoked))
+		if len(dk.Revoked) != min(1, wantRevoked) {
+			t.Errorf("run %d revoked %d keys", i, len(dk.Revoked))
 		}
-		if len(dk.revoked) == 1 && dk.revoked[0].ID != created[wantRevoked-1] {
-			t.Errorf("run %d revoked %s, want the oldest %s", i, dk.revoked[0].ID, created[wantRevoked-1])
+		if len(dk.Revoked) == 1 && dk.Revoked[0].ID != created[wantRevoked-1] {
+			t.Errorf("run %d revoked %s, want the oldest %s", i, dk.Revoked[0].ID, created[wantRevoked-1])
 		}
 	}
 	ks := keys.NewManager(db)
@@ -208,9 +209,9 @@ func TestDemoReachesToday(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Now().UTC().Truncate(24 * time.Hour).Add(23*time.Hour + 59*time.Minute)
 	tick := make(chan time.Time)
-	demoNow = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	demoAfter = func(time.Duration) <-chan time.Time { return tick }
-	t.Cleanup(func() { demoNow, demoAfter = time.Now, time.After })
+	demo.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	demo.After = func(time.Duration) <-chan time.Time { return tick }
+	t.Cleanup(func() { demo.Now, demo.After = time.Now, time.After })
 
 	d := startDemo(t, "--data-dir", dir, "--listen", "127.0.0.1:0")
 	db, err := database.Open(t.Context(), "sqlite:"+filepath.Join(dir, "demo.db"), database.Options{})

@@ -3,17 +3,21 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/downloads"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/server"
+	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/spf13/pflag"
 )
 
@@ -199,7 +203,7 @@ func (c *config) checkDownloads() error {
 	case c.SiteURL == "":
 		return usageError{errors.New("--downloads-dir needs --site-url (or SVC_SITE_URL): the public URL users install svc from, " +
 			"e.g. https://api.example.com; the downloads never take their site from a request's Host or X-Forwarded-* headers")}
-	case !server.PlainSiteURL(c.SiteURL):
+	case !downloads.PlainSiteURL(c.SiteURL):
 		// Not echoed: a URL with user information may hold a password.
 		return usageError{errors.New("--site-url: want http(s)://host[:port][/path], with no user, query or quote (it goes into install-svc.sh)")}
 	}
@@ -267,4 +271,48 @@ func withStatementTimeout(rawURL string, d time.Duration) string {
 // run).
 func serveURL(rawURL string, d time.Duration) string {
 	return withParam(withStatementTimeout(rawURL, d), "plan_cache_mode", "force_generic_plan")
+}
+
+// accessLog is the writer of serve's logger (its logBuffer), where the
+// server writes the access log's info lines itself; nil (every line
+// through the logger) when serve's logger is not newBufferedLogger's.
+func (c *config) accessLog() io.Writer {
+	if c.logs == nil {
+		return nil
+	}
+	return c.logs
+}
+
+// serveConns is the pool size of `serve` on the database at url:
+// --database-max-conns, or by default on PostgreSQL 4 per CPU of this
+// process (GOMAXPROCS), at least 8; on SQLite the driver's default (4).
+//
+// PostgreSQL spends more CPU on each statement the more backends run at
+// once (snapshots, locks and the scheduler grow with them). On the 2-core
+// benchmark machine (api-server and PostgreSQL on the same cores),
+// PostgreSQL's CPU per request with 8 connections instead of the earlier
+// default of 20, measured back to back: /accounts 0.089 ms instead of
+// 0.102, /campaigns 0.104 instead of 0.134, /insights 0.20 instead of
+// 0.24. Every replica has a pool of its own: the default keeps a few
+// replicas well under PostgreSQL's max_connections (100).
+func (c *config) serveConns(url string) int {
+	if c.DBMaxConns > 0 || !isPostgresURL(url) {
+		return c.DBMaxConns
+	}
+	return max(8, 4*runtime.GOMAXPROCS(0))
+}
+
+// maxInFlight is --max-in-flight, or by default the pool's size less one:
+// each request in flight holds at most one connection at a time, so none
+// then waits inside the pool (server.admit), and the one left is the
+// last-used writer's (keys.Authenticator.Run, which holds at most one at a
+// time and must neither wait behind the queue of requests nor make a
+// request wait in the pool). Fewer places trade throughput for a lower p99
+// on a small machine (api-server/README.md, Performance); more only move
+// the wait into the pool.
+func (c *config) maxInFlight(db *database.DB) int {
+	if c.MaxInFlight > 0 {
+		return c.MaxInFlight
+	}
+	return max(db.MaxConns()-1, 1)
 }

@@ -10,36 +10,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/adsnap/svc/api-server/internal/snapshot"
-	"github.com/adsnap/svc/api-server/internal/store"
-	"github.com/adsnap/svc/api-server/internal/telemetry"
-	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/adsnap/svc/api-server/internal/demo"
 	"github.com/adsnap/svc/keys-admin/database"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/spf13/cobra"
-	"github.com/uptrace/bun"
-)
-
-// demoKeyName names the keys svc-api demo creates. Earlier demo keys stay
-// valid until they expire: only their hash is stored, so a later run could
-// not print them again. Only when the organization is at the limit of
-// active keys is the oldest demo key revoked, and the output says so.
-const demoKeyName = "svc-api demo"
-
-// demoKeyDays is the lifetime of a demo key: longer than svc's key-expiry
-// warning (7 days), so that a fresh demo key does not warn on every command.
-const demoKeyDays = 30
-
-// The demo's clock and timer; tests move them across midnight.
-var (
-	demoNow   = time.Now
-	demoAfter = time.After
 )
 
 func newDemo() *cobra.Command {
@@ -108,36 +87,19 @@ func runDemo(ctx context.Context, c *config, unsafePublic bool, stdout, stderr i
 	defer ln.Close() // serve closes it too; a second Close is harmless
 	tls := c.TLSCert != ""
 
-	url := c.DatabaseURL
-	if url == "" {
-		// The demo's own database, whatever SVC_DATABASE_URL says: the demo
-		// must never write demo organizations into a real database.
-		if os.Getenv("SVC_DATABASE_URL") != "" {
-			fmt.Fprintln(stderr, "note: SVC_DATABASE_URL is ignored; the demo uses its own database (pass --database-url to choose one)")
-		}
-		if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
-			return fmt.Errorf("data directory: %w", err)
-		}
-		url = "sqlite:" + filepath.Join(c.DataDir, "demo.db")
-	}
-	handle, err := database.Connect(ctx, url, database.Options{MaxOpenConns: c.DBMaxConns})
+	url, handle, err := openDemoDatabase(ctx, c, stderr)
 	if err != nil {
 		return err
 	}
 	defer handle.Close()
 	db := handle.Bun
-	if _, err := store.Migrate(ctx, db); err != nil {
-		return err
-	}
-	now := demoNow()
-	sum, err := snapshot.Import(ctx, db, snapshot.Demo(now), now)
-	telemetry.ImportRun(err)
+	sum, err := demo.Load(ctx, db)
 	if err != nil {
-		return fmt.Errorf("import demo snapshot: %w", err)
+		return err
 	}
 	fmt.Fprintf(stderr, "demo data: %s in %s\n", sum, database.Redact(url))
 
-	dk, err := newDemoKey(ctx, db)
+	dk, err := demo.NewKey(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -146,14 +108,14 @@ func runDemo(ctx context.Context, c *config, unsafePublic bool, stdout, stderr i
 	c.listener = ln
 	if c.SiteURL == "" {
 		// Its own address, never a request's Host (issue 30).
-		c.SiteURL = siteURL(ln.Addr().String())
+		c.SiteURL = demo.SiteURL(ln.Addr().String())
 	}
 	settingsKeys := keys.NewManager(db)
 	c.mount = func(api http.Handler) (http.Handler, error) {
-		return demoSettings(settingsKeys, api, log, time.Now(), tls)
+		return demo.Settings(settingsKeys, api, log, time.Now(), tls)
 	}
 	if c.DownloadsDir == "" {
-		if c.DownloadsDir = demoDownloadsDir(); c.DownloadsDir != "" {
+		if c.DownloadsDir = demo.DownloadsDir(); c.DownloadsDir != "" {
 			site := c.SiteURL
 			fmt.Fprintf(stderr, "downloads: %s at %s/developers/; install svc from it with\n"+
 				"  curl -fsSL %[2]s/developers/install-svc.sh | sh -s -- --dir \"$HOME/.local/bin\"\n",
@@ -163,17 +125,38 @@ func runDemo(ctx context.Context, c *config, unsafePublic bool, stdout, stderr i
 
 	rctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { keepDemoCurrent(rctx, db, log) })
+	wg.Go(func() { demo.KeepCurrent(rctx, db, log) })
 	defer func() { stop(); wg.Wait() }()
 	return serve(ctx, c, handle, log, func(addr string) {
-		site := siteURL(addr)
+		site := demo.SiteURL(addr)
 		if tls {
 			site = "https://" + strings.TrimPrefix(site, "http://")
 		}
-		printDemo(stdout, demoOutput{site: site, key: dk, svc: siblingCommand("svc"), svcAbs: absCommand(siblingCommand("svc")),
-			keysAdmin: siblingCommand("keys-admin"), databaseURL: database.Redact(url)})
-		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", site, demoSignInPath)
+		demo.Print(stdout, demo.Output{Site: site, Key: dk, Svc: demo.SiblingCommand("svc"), SvcAbs: demo.AbsCommand(demo.SiblingCommand("svc")),
+			KeysAdmin: demo.SiblingCommand("keys-admin"), DatabaseURL: database.Redact(url)})
+		fmt.Fprintf(stdout, "Developer keys page (demo sign-in): %s%s\n", site, demo.SignInPath)
 	})
+}
+
+// openDemoDatabase connects to --database-url, or by default to the demo's
+// own SQLite database under the data directory, whatever SVC_DATABASE_URL
+// says: the demo must never write demo organizations into a real database.
+func openDemoDatabase(ctx context.Context, c *config, stderr io.Writer) (string, *database.DB, error) {
+	url := c.DatabaseURL
+	if url == "" {
+		if os.Getenv("SVC_DATABASE_URL") != "" {
+			fmt.Fprintln(stderr, "note: SVC_DATABASE_URL is ignored; the demo uses its own database (pass --database-url to choose one)")
+		}
+		if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+			return "", nil, fmt.Errorf("data directory: %w", err)
+		}
+		url = "sqlite:" + filepath.Join(c.DataDir, "demo.db")
+	}
+	handle, err := database.Connect(ctx, url, database.Options{MaxOpenConns: c.DBMaxConns})
+	if err != nil {
+		return "", nil, err
+	}
+	return url, handle, nil
 }
 
 // demoListen listens on addr, which must be a loopback address unless
@@ -188,7 +171,7 @@ func demoListen(addr string, unsafePublic bool, log *slog.Logger) (net.Listener,
 			ln.Close()
 			return nil, publicDemoError(addr, ln.Addr())
 		}
-		log.Warn("--unsafe-public-demo: the demo sign-in at " + demoSignInPath + " lets anyone who reaches " +
+		log.Warn("--unsafe-public-demo: the demo sign-in at " + demo.SignInPath + " lets anyone who reaches " +
 			ln.Addr().String() + " act as any demo user, with no password")
 	}
 	return ln, nil
@@ -220,167 +203,4 @@ func busyPortError(addr string, err error) error {
 	return usageError{fmt.Errorf("%s is busy: another program (an svc-api demo still running?) listens there; "+
 		"nothing was changed. Stop it, or pick another port: svc-api demo --listen %s (make demo: SVC_LISTEN_ADDR=%s make demo)",
 		addr, other, other)}
-}
-
-// demoKey is what a demo run did with its keys.
-type demoKey struct {
-	created *keys.CreatedKey
-	earlier []keys.KeyInfo // earlier demo keys, still valid
-	revoked []keys.KeyInfo // revoked to stay within keys.MaxActiveKeys
-}
-
-// newDemoKey creates this run's demo key. Earlier demo keys stay valid;
-// when the organization already has keys.MaxActiveKeys active keys, the
-// oldest demo keys are revoked to make room.
-func newDemoKey(ctx context.Context, db *bun.DB) (*demoKey, error) {
-	ks := keys.NewManager(db)
-	list, err := ks.List(ctx, snapshot.DemoOrganization, snapshot.DemoOwner)
-	if err != nil {
-		return nil, err
-	}
-	var active int
-	var demo []keys.KeyInfo
-	for _, k := range list {
-		if k.State != keys.StateActive {
-			continue
-		}
-		active++
-		if k.Name == demoKeyName {
-			demo = append(demo, k)
-		}
-	}
-	slices.SortFunc(demo, func(a, b keys.KeyInfo) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	dk := &demoKey{}
-	for active >= keys.MaxActiveKeys && len(demo) > 0 {
-		if _, err := ks.Revoke(ctx, snapshot.DemoOrganization, snapshot.DemoOwner, demo[0].ID); err != nil {
-			return nil, fmt.Errorf("revoke the oldest demo key: %w", err)
-		}
-		dk.revoked = append(dk.revoked, demo[0])
-		demo = demo[1:]
-		active--
-	}
-	dk.earlier = demo
-	dk.created, err = ks.Create(ctx, keys.CreateRequest{
-		OrganizationID: snapshot.DemoOrganization, UserID: snapshot.DemoOwner, Name: demoKeyName,
-		Scopes:        apikey.NewScopes(apikey.ScopeAccountsRead, apikey.ScopeCampaignsRead, apikey.ScopeInsightsRead),
-		ExpiresInDays: demoKeyDays,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create demo key: %w", err)
-	}
-	return dk, nil
-}
-
-// keepDemoCurrent imports the demo snapshot again just after each UTC
-// midnight until ctx is done, so that the data always reaches today (UTC).
-// Rows are keyed by account, campaign and date: each import adds the new
-// day and leaves the older ones.
-func keepDemoCurrent(ctx context.Context, db *bun.DB, log *slog.Logger) {
-	for {
-		now := demoNow().UTC()
-		next := now.Truncate(24 * time.Hour).Add(24*time.Hour + time.Second)
-		select {
-		case <-ctx.Done():
-			return
-		case <-demoAfter(next.Sub(now)):
-		}
-		now = demoNow()
-		_, err := snapshot.Import(ctx, db, snapshot.Demo(now), now)
-		telemetry.ImportRun(err)
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("extending the demo data to the new day failed", "error", err.Error())
-			}
-			continue
-		}
-		log.Info("demo data extended", "today", now.UTC().Format(time.DateOnly))
-	}
-}
-
-func siteURL(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "http://" + addr
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	return "http://" + net.JoinHostPort(host, port)
-}
-
-// siblingCommand is how the demo tells the user to run name (svc,
-// keys-admin): the binary built next to this svc-api (make demo builds
-// bin/), as a path from the working directory, or plain name when there is
-// none (installed on PATH).
-func siblingCommand(name string) string {
-	exe, err := os.Executable()
-	if err != nil {
-		return name
-	}
-	candidate := filepath.Join(filepath.Dir(exe), name)
-	if info, err := os.Stat(candidate); err != nil || !info.Mode().IsRegular() {
-		return name
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, candidate); err == nil && !strings.HasPrefix(rel, "..") {
-			if !strings.Contains(rel, string(filepath.Separator)) {
-				rel = "." + string(filepath.Separator) + rel
-			}
-			return rel
-		}
-	}
-	return candidate
-}
-
-// absCommand makes a command given as a path absolute, as MCP hosts need:
-// they start the server from a directory of their own.
-func absCommand(cmd string) string {
-	if !strings.Contains(cmd, string(filepath.Separator)) {
-		return cmd
-	}
-	if abs, err := filepath.Abs(cmd); err == nil {
-		return abs
-	}
-	return cmd
-}
-
-// demoOutput is what the demo prints at start.
-type demoOutput struct {
-	site, svc, svcAbs, keysAdmin, databaseURL string
-	key                                       *demoKey
-}
-
-func printDemo(w io.Writer, o demoOutput) {
-	k := o.key.created
-	fmt.Fprintf(w, `Demo key (shown once; only its hash is stored; valid %d days, until %s):
-
-  %s
-
-`, demoKeyDays, k.ExpiresAt.UTC().Format(time.DateOnly), k.Key)
-	if n := len(o.key.earlier); n > 0 {
-		fmt.Fprintf(w, "Keys printed by earlier demo runs still work until they expire (%d active).\n", n)
-	}
-	for _, r := range o.key.revoked {
-		fmt.Fprintf(w, "Revoked the oldest demo key (%s, created %s) to stay within the limit of %d active keys.\n",
-			r.Hint, r.CreatedAt.UTC().Format(time.RFC3339), keys.MaxActiveKeys)
-	}
-	fmt.Fprintf(w, `Try it:
-
-  curl -H "Authorization: Bearer %[2]s" %[1]s/api/v1/developer/accounts
-  curl -H "Authorization: Bearer %[2]s" "%[1]s/api/v1/developer/insights?limit=5"
-
-  export SVC_SITE_URL=%[1]s SVC_API_KEY=%[2]s
-  %[3]s accounts
-  %[3]s campaigns
-  %[3]s insights --summary
-
-MCP host entry (svc mcp on stdio): {"command": "%[8]s", "args": ["mcp"], "env": {"SVC_SITE_URL": "%[1]s", "SVC_API_KEY": "%[2]s"}}
-
-Demo organization %[5]s, owner user %[6]s; manage its keys with keys-admin:
-
-  %[4]s list --database-url %[7]s --org %[5]s --user %[6]s
-
-OpenAPI document: %[1]s/api/v1/developer/openapi.json
-Serving on %[1]s — press Ctrl-C to stop.
-`, o.site, k.Key, o.svc, o.keysAdmin, snapshot.DemoOrganization, snapshot.DemoOwner, o.databaseURL, o.svcAbs)
 }

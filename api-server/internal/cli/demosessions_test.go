@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/adsnap/svc/api-server/internal/demo"
 )
 
 const demoOwner = "org_demo_acme u_demo_acme_owner"
@@ -32,16 +34,16 @@ var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Reques
 // and returns the session cookie it sets.
 func signInAs(t *testing.T, c *http.Client, site, user string, with ...*http.Cookie) *http.Cookie {
 	t.Helper()
-	resp := send(t, c, http.MethodPost, site+demoSignInPath, url.Values{"user": {user}}.Encode(), nil, with...)
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != demoKeysPath+"/" {
+	resp := send(t, c, http.MethodPost, site+demo.SignInPath, url.Values{"user": {user}}.Encode(), nil, with...)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != demo.KeysPath+"/" {
 		t.Fatalf("sign in as %s: %d %v", user, resp.StatusCode, resp.Header)
 	}
 	for _, ck := range resp.Cookies() {
-		if ck.Name == demoCookie {
+		if ck.Name == demo.Cookie {
 			return ck
 		}
 	}
-	t.Fatalf("sign in as %s: no %s cookie in %v", user, demoCookie, resp.Header)
+	t.Fatalf("sign in as %s: no %s cookie in %v", user, demo.Cookie, resp.Header)
 	return nil
 }
 
@@ -73,18 +75,18 @@ func send(t *testing.T, c *http.Client, method, u, form string, hdr map[string]s
 // in, 401 not.
 func page(t *testing.T, c *http.Client, site string, cookie *http.Cookie) int {
 	t.Helper()
-	return send(t, c, http.MethodGet, site+demoKeysPath+"/", "", nil, cookie).StatusCode
+	return send(t, c, http.MethodGet, site+demo.KeysPath+"/", "", nil, cookie).StatusCode
 }
 
 // TestDemoSessions: each sign-in gets a new random session value, which
 // ends at sign-out, at a later sign-in from the same browser, and after
-// demoSessionTTL (issue 30, finding 8: the value was the same on every
+// demo.SessionTTL (issue 30, finding 8: the value was the same on every
 // sign-in of a user, valid until restart, with no sign-out).
 func TestDemoSessions(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Now()
-	demoNow = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	t.Cleanup(func() { demoNow = time.Now })
+	demo.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	t.Cleanup(func() { demo.Now = time.Now })
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); clock = clock.Add(d) }
 
 	t.Setenv("SVC_REDIS_URL", "")
@@ -98,7 +100,7 @@ func TestDemoSessions(t *testing.T) {
 		if len(ck.Value) < 26 || strings.Contains(ck.Value, base64.RawURLEncoding.EncodeToString([]byte(demoOwner))) {
 			t.Errorf("session value %q: short, or it names the user", ck.Value)
 		}
-		if !ck.HttpOnly || ck.Secure || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/settings/" || ck.MaxAge != int(demoSessionTTL/time.Second) {
+		if !ck.HttpOnly || ck.Secure || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/settings/" || ck.MaxAge != int(demo.SessionTTL/time.Second) {
 			t.Errorf("cookie over plain HTTP: %+v", ck)
 		}
 		if got := page(t, noRedirects, d.site, ck); got != http.StatusOK {
@@ -107,12 +109,12 @@ func TestDemoSessions(t *testing.T) {
 	}
 
 	// Sign-out ends that session (replaying its value gets 401), and only it.
-	resp := send(t, noRedirects, http.MethodPost, d.site+demoSignOutPath, "", nil, b)
+	resp := send(t, noRedirects, http.MethodPost, d.site+demo.SignOutPath, "", nil, b)
 	var cleared bool
 	for _, ck := range resp.Cookies() {
-		cleared = cleared || ck.Name == demoCookie && ck.Value == "" && ck.MaxAge < 0
+		cleared = cleared || ck.Name == demo.Cookie && ck.Value == "" && ck.MaxAge < 0
 	}
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != demoSignInPath || !cleared {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != demo.SignInPath || !cleared {
 		t.Errorf("sign-out: %d %v", resp.StatusCode, resp.Header)
 	}
 	if got := page(t, noRedirects, d.site, b); got != http.StatusUnauthorized {
@@ -122,7 +124,7 @@ func TestDemoSessions(t *testing.T) {
 		t.Errorf("another session after a sign-out: %d", got)
 	}
 	// A sign-out from another site is refused and ends nothing.
-	if resp := send(t, noRedirects, http.MethodPost, d.site+demoSignOutPath, "", map[string]string{"Sec-Fetch-Site": "cross-site"}, a); resp.StatusCode != http.StatusForbidden {
+	if resp := send(t, noRedirects, http.MethodPost, d.site+demo.SignOutPath, "", map[string]string{"Sec-Fetch-Site": "cross-site"}, a); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site sign-out: %d", resp.StatusCode)
 	}
 	// Switching user from a browser ends its earlier session.
@@ -131,8 +133,8 @@ func TestDemoSessions(t *testing.T) {
 		t.Errorf("after switching user: the old session %d, the new %d", page(t, noRedirects, d.site, a), page(t, noRedirects, d.site, c))
 	}
 
-	// A session ends demoSessionTTL after its sign-in, used or not.
-	advance(demoSessionTTL - time.Second)
+	// A session ends demo.SessionTTL after its sign-in, used or not.
+	advance(demo.SessionTTL - time.Second)
 	if got := page(t, noRedirects, d.site, c); got != http.StatusOK {
 		t.Errorf("a second before its expiry: %d", got)
 	}
@@ -189,7 +191,7 @@ func TestDemoOverTLS(t *testing.T) {
 	addr, out := startCommand(t, regexp.MustCompile(`Serving on https?://([0-9.:]+)`),
 		"demo", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key)
 	site := "https://" + addr
-	if !strings.Contains(out.String(), "Serving on "+site) || !strings.Contains(out.String(), "Developer keys page (demo sign-in): "+site+demoSignInPath) {
+	if !strings.Contains(out.String(), "Serving on "+site) || !strings.Contains(out.String(), "Developer keys page (demo sign-in): "+site+demo.SignInPath) {
 		t.Errorf("the demo over TLS prints http:// URLs:\n%s", out.String())
 	}
 	c := &http.Client{
@@ -198,29 +200,29 @@ func TestDemoOverTLS(t *testing.T) {
 	}
 	hsts := func(what string, resp *http.Response) {
 		t.Helper()
-		if got := resp.Header.Get("Strict-Transport-Security"); got != demoHSTS {
-			t.Errorf("%s: %d, Strict-Transport-Security %q, want %q", what, resp.StatusCode, got, demoHSTS)
+		if got := resp.Header.Get("Strict-Transport-Security"); got != demo.HSTS {
+			t.Errorf("%s: %d, Strict-Transport-Security %q, want %q", what, resp.StatusCode, got, demo.HSTS)
 		}
 	}
-	hsts("sign-in page", send(t, c, http.MethodGet, site+demoSignInPath, "", nil))
-	resp := send(t, c, http.MethodPost, site+demoSignInPath, url.Values{"user": {demoOwner}}.Encode(), nil)
+	hsts("sign-in page", send(t, c, http.MethodGet, site+demo.SignInPath, "", nil))
+	resp := send(t, c, http.MethodPost, site+demo.SignInPath, url.Values{"user": {demoOwner}}.Encode(), nil)
 	hsts("sign-in", resp)
 	var session *http.Cookie
 	for _, ck := range resp.Cookies() {
-		if ck.Name == demoCookie {
+		if ck.Name == demo.Cookie {
 			session = ck
 		}
 	}
 	if session == nil || !session.Secure || !session.HttpOnly {
 		t.Fatalf("session cookie over TLS: %+v", session)
 	}
-	keysPage := send(t, c, http.MethodGet, site+demoKeysPath+"/", "", nil, session)
+	keysPage := send(t, c, http.MethodGet, site+demo.KeysPath+"/", "", nil, session)
 	if keysPage.StatusCode != http.StatusOK {
 		t.Errorf("keys page over TLS: %d", keysPage.StatusCode)
 	}
 	hsts("keys page", keysPage)
-	hsts("keys page asset", send(t, c, http.MethodGet, site+demoKeysPath+"/assets/keys.css", "", nil))
-	hsts("sign-out", send(t, c, http.MethodPost, site+demoSignOutPath, "", nil, session))
+	hsts("keys page asset", send(t, c, http.MethodGet, site+demo.KeysPath+"/assets/keys.css", "", nil))
+	hsts("sign-out", send(t, c, http.MethodPost, site+demo.SignOutPath, "", nil, session))
 	hsts("API", send(t, c, http.MethodGet, site+"/api/v1/developer/accounts", "", nil))
 }
 
@@ -272,7 +274,7 @@ func TestDemoRefusesPublicAddress(t *testing.T) {
 
 	for _, args := range [][]string{{"--listen", "0.0.0.0:0", "--unsafe-public-demo"}, {"--listen", "localhost:0"}} {
 		site, _ := startCommand(t, regexp.MustCompile(`Serving on (http://[0-9.:]+)`), append([]string{"demo", "--data-dir", t.TempDir()}, args...)...)
-		if code, _ := get(t, http.DefaultClient, site+demoSignInPath); code != http.StatusOK {
+		if code, _ := get(t, http.DefaultClient, site+demo.SignInPath); code != http.StatusOK {
 			t.Errorf("demo %v: sign-in page %d", args, code)
 		}
 	}

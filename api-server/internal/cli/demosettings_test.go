@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adsnap/svc/api-server/internal/demo"
 )
 
 // startCommand runs svc-api args in the background until the test ends and
@@ -58,7 +60,7 @@ func TestServeHasNoDemoSignIn(t *testing.T) {
 	t.Setenv("SVC_REDIS_URL", "")
 	addr, _ := startCommand(t, regexp.MustCompile(`"msg":"serving","addr":"([0-9.:]+)"`),
 		"serve", "--database-url", db, "--listen", "127.0.0.1:0")
-	for _, p := range []string{demoSignInPath, demoKeysPath + "/", demoKeysPath + "/assets/keys.js"} {
+	for _, p := range []string{demo.SignInPath, demo.KeysPath + "/", demo.KeysPath + "/assets/keys.js"} {
 		if code, _ := get(t, http.DefaultClient, "http://"+addr+p); code != http.StatusNotFound {
 			t.Errorf("serve: GET %s = %d, want 404", p, code)
 		}
@@ -80,7 +82,7 @@ func TestDemoSignIn(t *testing.T) {
 	t.Setenv("SVC_REDIS_URL", "")
 	link, out := startCommand(t, regexp.MustCompile(`Developer keys page \(demo sign-in\): (http://[0-9.:]+/settings/sign-in)\n`),
 		"demo", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0")
-	site := strings.TrimSuffix(link, demoSignInPath)
+	site := strings.TrimSuffix(link, demo.SignInPath)
 	if !strings.Contains(out.String(), "Serving on "+site) {
 		t.Errorf("link %s is not the site served:\n%s", link, out.String())
 	}
@@ -105,7 +107,7 @@ func TestDemoSignIn(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.Request.URL.Path != demoKeysPath+"/" || !strings.Contains(string(b), tc.sees) ||
+		if resp.Request.URL.Path != demo.KeysPath+"/" || !strings.Contains(string(b), tc.sees) ||
 			!strings.Contains(string(b), "signed in as "+strings.Fields(tc.user)[1]) {
 			t.Errorf("%s: landed on %s:\n%s", tc.user, resp.Request.URL, b)
 		}
@@ -113,9 +115,9 @@ func TestDemoSignIn(t *testing.T) {
 	// Without a session, or with a forged one, the page asks to sign in.
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(site + "/settings/")
-	jar.SetCookies(u, []*http.Cookie{{Name: demoCookie, Value: "b3JnX2RlbW9fYWNtZSB1X2RlbW9fYWNtZV9vd25lcg.forged"}})
+	jar.SetCookies(u, []*http.Cookie{{Name: demo.Cookie, Value: "b3JnX2RlbW9fYWNtZSB1X2RlbW9fYWNtZV9vd25lcg.forged"}})
 	for _, c := range []*http.Client{http.DefaultClient, {Jar: jar}} {
-		if code, body := get(t, c, site+demoKeysPath+"/"); code != http.StatusUnauthorized || !strings.Contains(body, `href="`+demoSignInPath+`"`) {
+		if code, body := get(t, c, site+demo.KeysPath+"/"); code != http.StatusUnauthorized || !strings.Contains(body, `href="`+demo.SignInPath+`"`) {
 			t.Errorf("no valid session: %d\n%s", code, body)
 		}
 	}

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
-	"runtime"
 	"strings"
 	"time"
 
@@ -23,6 +20,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func newServe() *cobra.Command {
@@ -72,8 +70,43 @@ Run 'svc-api migrate' before the first start.`,
 }
 
 // serve runs the API on db until ctx is done. ready, if not nil, is called
-// with the listening address once requests are accepted.
+// with the listening address once requests are accepted. It runs in named
+// steps, each undone in reverse order when serve returns: check the flags,
+// start the log writer, openTelemetry, openKeys, openStore, openLimiter,
+// buildServer, run.
 func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, ready func(addr string)) error {
+	if err := c.checkServe(); err != nil {
+		return err
+	}
+	if c.logs != nil {
+		defer c.runLogs(ctx)()
+	}
+	tel, err := openTelemetry(ctx, c, db, log)
+	if err != nil {
+		return err
+	}
+	defer tel.stop(ctx, log)
+	ks, stopKeys := openKeys(ctx, db, tel.metrics)
+	defer stopKeys()
+	reads, closeStore, err := openStore(ctx, c, db, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	lim, err := openLimiter(ctx, c, tel.metrics, log)
+	if err != nil {
+		return err
+	}
+	defer lim.Close()
+	hs, h, err := buildServer(c, db, ks, reads, lim, tel, log)
+	if err != nil {
+		return err
+	}
+	return run(ctx, c, hs, h, tel.metrics, log, ready)
+}
+
+// checkServe checks the flags that serve reads and the demo shares.
+func (c *config) checkServe() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return usageError{errors.New("--tls-cert and --tls-key go together")}
 	}
@@ -87,32 +120,41 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
 	}
-	if err := c.checkDownloads(); err != nil {
-		return err
-	}
-	if c.logs != nil {
-		// The log's lines are written together (logBuffer) while serve
-		// runs, and all of them before it returns.
-		lctx, stopLogs := context.WithCancel(context.WithoutCancel(ctx))
-		logsDone := make(chan struct{})
-		go func() {
-			defer close(logsDone)
-			_ = c.logs.Run(lctx)
-		}()
-		defer func() { stopLogs(); <-logsDone }()
-	}
-	var metrics *telemetry.Metrics
-	var keyOpts keys.AuthenticatorOptions
+	return c.checkDownloads()
+}
+
+// runLogs writes the log's lines together (logBuffer) while serve runs; the
+// function it returns stops the writer once all of them are written.
+func (c *config) runLogs(ctx context.Context) func() {
+	lctx, stopLogs := context.WithCancel(context.WithoutCancel(ctx))
+	logsDone := make(chan struct{})
+	go func() {
+		defer close(logsDone)
+		_ = c.logs.Run(lctx)
+	}()
+	return func() { stopLogs(); <-logsDone }
+}
+
+// serveTelemetry is what openTelemetry started: the metrics (nil without
+// --metrics-addr) and the tracer (nil unless the OTEL_* variables ask).
+type serveTelemetry struct {
+	metrics     *telemetry.Metrics
+	tracer      trace.Tracer
+	stopTracing func(context.Context) error
+}
+
+// openTelemetry starts the metrics and the tracing, and sends the standard
+// library's log and OpenTelemetry's own logger through log (every line
+// JSON, issue #17 point 3).
+func openTelemetry(ctx context.Context, c *config, db *database.DB, log *slog.Logger) (*serveTelemetry, error) {
+	tel := &serveTelemetry{}
 	if c.MetricsAddr != "" {
 		if c.MetricsAddr == c.Listen {
-			return usageError{errors.New("--metrics-addr must differ from --listen: metrics are never served on the API's port")}
+			return nil, usageError{errors.New("--metrics-addr must differ from --listen: metrics are never served on the API's port")}
 		}
-		metrics = telemetry.NewMetrics()
-		metrics.RegisterDB(db.Bun.DB)
-		keyOpts.LastUsedHook = metrics.LastUsedWrite
+		tel.metrics = telemetry.NewMetrics()
+		tel.metrics.RegisterDB(db.Bun.DB)
 	}
-	// Every line JSON (issue #17 point 3): the standard library's log
-	// package and OpenTelemetry's own logger go through slog too.
 	slog.SetDefault(log)
 	otel.SetLogger(logr.FromSlogHandler(log.Handler()))
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
@@ -120,99 +162,131 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	}))
 	tracer, stopTracing, err := telemetry.StartTracing(ctx, binaryVersion())
 	if err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := stopTracing(sctx); err != nil {
-			log.Warn("flushing traces", "error", err.Error())
-		}
-	}()
+	tel.tracer, tel.stopTracing = tracer, stopTracing
 	if tracer != nil {
 		log.Info("tracing on: spans exported with OTLP/HTTP as the OTEL_* variables say")
 	}
+	return tel, nil
+}
+
+// stop flushes the traces, for at most 5 seconds.
+func (tel *serveTelemetry) stop(ctx context.Context, log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := tel.stopTracing(sctx); err != nil {
+		log.Warn("flushing traces", "error", err.Error())
+	}
+}
+
+// openKeys returns the key authenticator with its last-used writer
+// running. The writer runs until the server has stopped (the function
+// returned), then writes what it holds. It takes one connection at a time,
+// outside the admission gate, which keeps one connection of the pool for
+// it (maxInFlight).
+func openKeys(ctx context.Context, db *database.DB, metrics *telemetry.Metrics) (*keys.Authenticator, func()) {
+	var keyOpts keys.AuthenticatorOptions
+	if metrics != nil {
+		keyOpts.LastUsedHook = metrics.LastUsedWrite
+	}
 	ks := keys.NewAuthenticator(db, keyOpts)
-	// The last-used writer runs until the server has stopped, then writes
-	// what it holds. It takes one connection at a time, outside the
-	// admission gate, which keeps one connection of the pool for it
-	// (maxInFlight).
 	wctx, stopWriter := context.WithCancel(context.WithoutCancel(ctx))
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
 		_ = ks.Run(wctx)
 	}()
-	defer func() { stopWriter(); <-writerDone }()
+	return ks, func() { stopWriter(); <-writerDone }
+}
+
+// openStore opens the snapshot store on db, reading from the read replicas
+// of --database-replica-urls when healthy.
+func openStore(ctx context.Context, c *config, db *database.DB, log *slog.Logger) (server.Store, func(), error) {
 	st, err := store.New(ctx, db)
 	if err != nil {
-		return migrateHint(err)
+		return nil, nil, migrateHint(err)
 	}
-	defer st.Close()
-	var reads server.Store = st
-	if urls := c.replicaURLs(); len(urls) > 0 {
-		if !db.IsPostgres() {
-			return usageError{errors.New("--database-replica-urls needs a PostgreSQL primary")}
-		}
-		for i, u := range urls {
-			if !isPostgresURL(u) {
-				return usageError{fmt.Errorf("--database-replica-urls: URL %d is not postgres://…", i+1)}
-			}
-			urls[i] = serveURL(u, c.statementTimeout)
-		}
-		rt := store.NewRouted(ctx, st, store.ReplicaOptions{URLs: urls, MaxLag: c.ReplicaMaxLag,
-			Deadline: c.DBDeadline, MaxConns: c.serveConns(urls[0])}, log)
-		defer rt.Close()
-		reads = rt
-		log.Info("snapshot reads go to read replicas when healthy", "replicas", len(urls), "max_lag", c.ReplicaMaxLag.String())
+	urls := c.replicaURLs()
+	if len(urls) == 0 {
+		return st, func() { st.Close() }, nil
 	}
+	if !db.IsPostgres() {
+		st.Close()
+		return nil, nil, usageError{errors.New("--database-replica-urls needs a PostgreSQL primary")}
+	}
+	for i, u := range urls {
+		if !isPostgresURL(u) {
+			st.Close()
+			return nil, nil, usageError{fmt.Errorf("--database-replica-urls: URL %d is not postgres://…", i+1)}
+		}
+		urls[i] = serveURL(u, c.statementTimeout)
+	}
+	rt := store.NewRouted(ctx, st, store.ReplicaOptions{URLs: urls, MaxLag: c.ReplicaMaxLag,
+		Deadline: c.DBDeadline, MaxConns: c.serveConns(urls[0])}, log)
+	log.Info("snapshot reads go to read replicas when healthy", "replicas", len(urls), "max_lag", c.ReplicaMaxLag.String())
+	return rt, func() { rt.Close(); st.Close() }, nil
+}
 
-	var lim ratelimit.Limiter
-	if c.RedisURL != "" {
-		r, err := ratelimit.NewRedis(c.RedisURL, c.RedisNamespace, c.RedisDeadline)
-		if err != nil {
-			return usageError{err}
-		}
-		if err := r.CheckMode(ctx); err != nil {
-			r.Close()
-			return usageError{err}
-		}
-		if err := r.Ping(ctx); err != nil {
-			// Not fatal: requests fail closed (503) until Redis answers.
-			log.Warn("rate limit store not reachable yet; API requests get 503 until it is", "error", err.Error())
-		}
-		metrics.RegisterRedisPool(r)
-		lim = r
-	} else {
+// openLimiter opens the rate-limit store: Redis with --redis-url (shared by
+// every replica), the process's memory without.
+func openLimiter(ctx context.Context, c *config, metrics *telemetry.Metrics, log *slog.Logger) (ratelimit.Limiter, error) {
+	if c.RedisURL == "" {
 		log.Warn("no --redis-url: rate limits are kept in this process and apply per replica; " +
 			"set SVC_REDIS_URL when running more than one replica")
-		lim = ratelimit.NewMemory(nil)
+		return ratelimit.NewMemory(nil), nil
 	}
-	defer lim.Close()
+	r, err := ratelimit.NewRedis(c.RedisURL, c.RedisNamespace, c.RedisDeadline)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if err := r.CheckMode(ctx); err != nil {
+		r.Close()
+		return nil, usageError{err}
+	}
+	if err := r.Ping(ctx); err != nil {
+		// Not fatal: requests fail closed (503) until Redis answers.
+		log.Warn("rate limit store not reachable yet; API requests get 503 until it is", "error", err.Error())
+	}
+	metrics.RegisterRedisPool(r)
+	return r, nil
+}
 
+// buildServer builds the API's handlers from what the steps before opened,
+// and h, the handler served: the API, wrapped by c.mount when set (the demo).
+func buildServer(c *config, db *database.DB, ks *keys.Authenticator, reads server.Store, lim ratelimit.Limiter,
+	tel *serveTelemetry, log *slog.Logger) (*server.Handlers, http.Handler, error) {
 	openapi, err := apiserver.OpenAPIJSON()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	tls := c.TLSCert != ""
 	hs, err := server.NewHandlers(server.Config{
 		Keys: ks, Store: reads, Limiter: lim, Limits: c.Limits,
 		TrustedProxies: c.trustedProxies(), IPv6Prefix: c.IPv6Prefix,
-		HSTS:        tls || strings.HasPrefix(c.SiteURL, "https://"),
+		HSTS:        c.TLSCert != "" || strings.HasPrefix(c.SiteURL, "https://"),
 		OpenAPIJSON: openapi, DownloadsDir: c.DownloadsDir, Logger: log, AccessLog: c.accessLog(),
 		DownloadsSiteURL: c.SiteURL,
 		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
-		Metrics: metrics, Tracer: tracer,
+		Metrics: tel.metrics, Tracer: tel.tracer,
 	})
 	if err != nil {
-		return usageError{err}
+		return nil, nil, usageError{err}
 	}
 	h := hs.API
 	if c.mount != nil {
 		if h, err = c.mount(h); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
+	return hs, h, nil
+}
+
+// run serves h on the listener (listen) until ctx is done, with the
+// profiles and the metrics listener when asked, then finishes the requests
+// in flight (at most 30 seconds).
+func run(ctx context.Context, c *config, hs *server.Handlers, h http.Handler, metrics *telemetry.Metrics,
+	log *slog.Logger, ready func(addr string)) error {
+	tls := c.TLSCert != ""
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -225,23 +299,10 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	ln := c.listener
-	if ln == nil {
-		if ln, err = net.Listen("tcp", c.Listen); err != nil {
-			return err
-		}
+	ln, err := listen(c, log)
+	if err != nil {
+		return err
 	}
-	if lim, err := server.LimitListener(ln, c.MaxConnsPerIP, c.IPv6Prefix, c.trustedProxies(), log); err != nil {
-		ln.Close()
-		return usageError{fmt.Errorf("--trusted-proxies: %w", err)}
-	} else {
-		ln = lim
-	}
-	if !tls && !isLoopback(ln.Addr()) && !strings.HasPrefix(c.SiteURL, "https://") {
-		log.Warn("serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or use --tls-cert/--tls-key")
-	}
-	log.Info("serving", "addr", ln.Addr().String(), "tls", tls, "database", database.Redact(c.DatabaseURL),
-		"shared_rate_limits", c.RedisURL != "", "version", binaryVersion())
 	if c.PprofAddr != "" {
 		stopPprof, err := servePprof(c.PprofAddr, log)
 		if err != nil {
@@ -282,74 +343,26 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	return nil
 }
 
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
-}
-
-// servePprof serves net/http/pprof on addr, which must be a loopback
-// address: profiles reveal internals and are never for the network.
-func servePprof(addr string, log *slog.Logger) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
+// listen opens the API's socket (c.listener when set, --listen otherwise)
+// with the per-IP connection cap, and logs what is served.
+func listen(c *config, log *slog.Logger) (net.Listener, error) {
+	ln := c.listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", c.Listen); err != nil {
+			return nil, err
+		}
+	}
+	capped, err := server.LimitListener(ln, c.MaxConnsPerIP, c.IPv6Prefix, c.trustedProxies(), log)
 	if err != nil {
-		return nil, fmt.Errorf("--pprof-addr: %w", err)
-	}
-	if !isLoopback(ln.Addr()) {
 		ln.Close()
-		return nil, fmt.Errorf("--pprof-addr %s: want a loopback address", addr)
+		return nil, usageError{fmt.Errorf("--trusted-proxies: %w", err)}
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	log.Warn("serving profiles (net/http/pprof)", "addr", ln.Addr().String())
-	return func() { _ = srv.Close() }, nil
-}
-
-// accessLog is the writer of serve's logger (its logBuffer), where the
-// server writes the access log's info lines itself; nil (every line
-// through the logger) when serve's logger is not newBufferedLogger's.
-func (c *config) accessLog() io.Writer {
-	if c.logs == nil {
-		return nil
+	tls := c.TLSCert != ""
+	if !tls && !isLoopback(capped.Addr()) && !strings.HasPrefix(c.SiteURL, "https://") {
+		log.Warn("serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or use --tls-cert/--tls-key")
 	}
-	return c.logs
-}
-
-// serveConns is the pool size of `serve` on the database at url:
-// --database-max-conns, or by default on PostgreSQL 4 per CPU of this
-// process (GOMAXPROCS), at least 8; on SQLite the driver's default (4).
-//
-// PostgreSQL spends more CPU on each statement the more backends run at
-// once (snapshots, locks and the scheduler grow with them). On the 2-core
-// benchmark machine (api-server and PostgreSQL on the same cores),
-// PostgreSQL's CPU per request with 8 connections instead of the earlier
-// default of 20, measured back to back: /accounts 0.089 ms instead of
-// 0.102, /campaigns 0.104 instead of 0.134, /insights 0.20 instead of
-// 0.24. Every replica has a pool of its own: the default keeps a few
-// replicas well under PostgreSQL's max_connections (100).
-func (c *config) serveConns(url string) int {
-	if c.DBMaxConns > 0 || !isPostgresURL(url) {
-		return c.DBMaxConns
-	}
-	return max(8, 4*runtime.GOMAXPROCS(0))
-}
-
-// maxInFlight is --max-in-flight, or by default the pool's size less one:
-// each request in flight holds at most one connection at a time, so none
-// then waits inside the pool (server.admit), and the one left is the
-// last-used writer's (keys.Authenticator.Run, which holds at most one at a
-// time and must neither wait behind the queue of requests nor make a
-// request wait in the pool). Fewer places trade throughput for a lower p99
-// on a small machine (api-server/README.md, Performance); more only move
-// the wait into the pool.
-func (c *config) maxInFlight(db *database.DB) int {
-	if c.MaxInFlight > 0 {
-		return c.MaxInFlight
-	}
-	return max(db.MaxConns()-1, 1)
+	log.Info("serving", "addr", capped.Addr().String(), "tls", tls, "database", database.Redact(c.DatabaseURL),
+		"shared_rate_limits", c.RedisURL != "", "version", binaryVersion())
+	return capped, nil
 }

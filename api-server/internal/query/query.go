@@ -1,6 +1,3 @@
-// Package query parses and validates the query string of the list endpoints
-// (SPEC §4, DESIGN §4) and recognises credentials and organization overrides
-// in a request (DESIGN §3 step 2). It is pure: no I/O, fuzzed.
 package query
 
 import (

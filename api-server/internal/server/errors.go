@@ -9,14 +9,15 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/api-server/internal/store"
-	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
 )
 
 // errAccountNotFound: accountId names no account of the key's organization.
 var errAccountNotFound = errors.New("account not found")
 
-// handleError is the one place where errors become responses.
+// handleError is the one place where errors become responses; the
+// answers to a key refused (401, 403) are written by refuseKey, in auth.go
+// with every other decision about the key.
 func (s *Server) handleError(c *gin.Context, err error) {
 	if clientGone(c.Request.Context()) {
 		// The client went away (or the server is stopping): whatever failed
@@ -25,17 +26,10 @@ func (s *Server) handleError(c *gin.Context, err error) {
 		c.AbortWithStatus(statusClientClosed)
 		return
 	}
-	var scopeErr *keys.ScopeError
+	if s.refuseKey(c, err) { // 401 and 403 (auth.go)
+		return
+	}
 	switch {
-	case errors.Is(err, keys.ErrUnauthenticated):
-		c.Header("WWW-Authenticate", `Bearer realm="svc"`)
-		s.fail(c, http.StatusUnauthorized, "missing, invalid, revoked or expired API key; send a valid key in the Authorization header (Bearer scheme)")
-	case errors.Is(err, keys.ErrIssuerNotAdmin):
-		s.fail(c, http.StatusForbidden, "the key's issuer is no longer an owner or administrator of the organization")
-	case errors.As(err, &scopeErr):
-		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+string(scopeErr.Scope)+")")
-	case errors.Is(err, keys.ErrScopeMissing): // not from authorize: no scope to name
-		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires")
 	case errors.Is(err, errAccountNotFound):
 		s.fail(c, http.StatusNotFound, "account not found in the key's organization")
 	case errors.Is(err, ratelimit.ErrUnavailable):

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -99,53 +100,28 @@ func respond(s *Server, c *gin.Context, q query.Params, m store.Meta, rows rowsP
 	}
 }
 
-func (s *Server) listAccounts(c *gin.Context) {
-	q, ok := s.page(c, query.Accounts)
-	if !ok {
-		return
-	}
-	ctx, cancel := s.dbContext(c)
-	defer cancel()
-	m, rows, err := s.store.AccountsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
-	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
-	s.leave(state(c))
-	if !settled || !s.found(c, m, err) {
-		rows.Release()
-		return
-	}
-	respond(s, c, q, m, rows, capNoteAccounts)
-}
+// pageReader reads one page of an endpoint's rows (a Store's *Page method).
+type pageReader[P rowsPage] func(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, P, error)
 
-func (s *Server) listCampaigns(c *gin.Context) {
-	q, ok := s.page(c, query.Campaigns)
-	if !ok {
-		return
+// list is the one list handler, for every endpoint: steps 7 to 9 of
+// DESIGN §3 over the page type P that read returns. capNote is added to
+// meta.note when the page stops at the offset limit while rows remain.
+func list[P rowsPage](s *Server, ep query.Endpoint, read pageReader[P], capNote string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		q, ok := s.page(c, ep)
+		if !ok {
+			return
+		}
+		ctx, cancel := s.dbContext(c)
+		defer cancel()
+		st := state(c)
+		m, rows, err := read(ctx, st.orgID(), listParams(q), s.prelude(c))
+		settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
+		s.leave(st)
+		if !settled || !s.found(c, m, err) {
+			rows.Release()
+			return
+		}
+		respond(s, c, q, m, rows, capNote)
 	}
-	ctx, cancel := s.dbContext(c)
-	defer cancel()
-	m, rows, err := s.store.CampaignsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
-	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
-	s.leave(state(c))
-	if !settled || !s.found(c, m, err) {
-		rows.Release()
-		return
-	}
-	respond(s, c, q, m, rows, capNoteCampaigns)
-}
-
-func (s *Server) listInsights(c *gin.Context) {
-	q, ok := s.page(c, query.Insights)
-	if !ok {
-		return
-	}
-	ctx, cancel := s.dbContext(c)
-	defer cancel()
-	m, rows, err := s.store.InsightsPage(ctx, state(c).orgID(), listParams(q), s.prelude(c))
-	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
-	s.leave(state(c))
-	if !settled || !s.found(c, m, err) {
-		rows.Release()
-		return
-	}
-	respond(s, c, q, m, rows, capNoteInsights)
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/adsnap/svc/api-server/internal/downloads"
+	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/gin-gonic/gin"
@@ -80,20 +82,21 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(r, "/healthz", s.healthz)
 	get(r, "/readyz", s.readyz)
 	get(r, BasePath+"/openapi.json", s.openAPI)
-	if s.downloads != "" {
-		get(r, "/developers/", s.downloadsIndex)
-		get(r, "/developers/:file", s.downloadFile)
+	if s.downloads != nil { // the /developers/ site (package downloads)
+		site := gin.WrapH(s.downloads)
+		get(r, downloads.Prefix, site)
+		get(r, downloads.Prefix+":file", site)
 	}
 
 	api := r.Group(BasePath,
 		s.guard,   // 2. credentials in the query, organization overrides, ambiguous headers → 400
-		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401; 5. per-key and per-organization limits → 429
+		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401 (auth.go); 5. per-key and per-organization limits → 429 (limits.go)
 		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.
-	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
-	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
-	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
+	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, s.store.AccountsPage, capNoteAccounts))
+	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
+	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
 	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail)}, nil
 }
 
@@ -120,15 +123,17 @@ func newServer(cfg Config) (*Server, error) {
 		ipLimit:    ratelimit.PerMinute("ip", l.IPPerMinute),
 		ipv6Prefix: v6,
 		refusals:   newIPRefusals(),
-		hsts:       cfg.HSTS, openapi: cfg.OpenAPIJSON, downloads: cfg.DownloadsDir,
+		hsts:       cfg.HSTS, openapi: cfg.OpenAPIJSON,
 		log: cfg.Logger, accessOut: cfg.AccessLog, now: cfg.Now,
 		metrics: cfg.Metrics, tracer: cfg.Tracer,
 	}
-	site, err := checkSite(cfg.DownloadsDir, cfg.DownloadsSiteURL)
-	if err != nil {
-		return nil, err
+	if cfg.DownloadsDir != "" {
+		site, err := downloads.New(cfg.DownloadsDir, cfg.DownloadsSiteURL, cfg.Logger)
+		if err != nil {
+			return nil, err
+		}
+		s.downloads = site
 	}
-	s.downloadsSite = site
 	s.known, _ = cfg.Keys.(knownKeys)
 	s.replicas, _ = cfg.Store.(replicaStatus) // before instrument wraps the store
 	s.instrument()

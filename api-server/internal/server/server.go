@@ -1,18 +1,10 @@
-// Package server is the read-only HTTP API. Its files hold, by name:
-// routes.go the router (New) with the request pipeline of DESIGN §3 as an
-// explicit middleware list; middleware.go the pipeline's steps; handlers.go
-// the three list handlers; errors.go the one mapping of errors to answers;
-// health.go /healthz and /readyz (terse; the detail for the metrics
-// listener); openapi.go the OpenAPI document; downloads.go and
-// downloadsindex.go /developers/ (naming the configured site only);
-// clientip.go the per-IP bucket of a client (IPv6 by prefix) and
-// connlimit.go the per-IP connection cap.
 package server
 
 import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
@@ -85,7 +77,7 @@ type Config struct {
 	HSTS bool
 	// OpenAPIJSON is served at BasePath/openapi.json.
 	OpenAPIJSON []byte
-	// DownloadsDir, when set, is served at /developers/.
+	// DownloadsDir, when set, is served at /developers/ (package downloads).
 	DownloadsDir string
 	// DownloadsSiteURL is the site named in the install commands of the
 	// /developers/ page and in the install script's default; required
@@ -147,12 +139,10 @@ type Server struct {
 	policyHdr  []string // {policy}: see fixedHeader
 	hsts       bool
 	openapi    []byte
-	downloads  string
-	// downloadsSite: see Config.DownloadsSiteURL.
-	downloadsSite string
-	log           *slog.Logger
-	accessOut     io.Writer // Config.AccessLog
-	now           func() time.Time
-	metrics       *telemetry.Metrics
-	tracer        trace.Tracer
+	downloads  http.Handler // the /developers/ site; nil without Config.DownloadsDir
+	log        *slog.Logger
+	accessOut  io.Writer // Config.AccessLog
+	now        func() time.Time
+	metrics    *telemetry.Metrics
+	tracer     trace.Tracer
 }

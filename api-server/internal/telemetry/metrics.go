@@ -1,7 +1,3 @@
-// Package telemetry holds what an operator watches: the Prometheus metrics
-// svc-api serves on --metrics-addr, and the OpenTelemetry tracer that the
-// standard OTEL_* variables turn on. Both are off by default; a nil
-// *Metrics and a nil trace.Tracer record nothing and cost nothing.
 package telemetry
 
 import (

@@ -1,6 +1,3 @@
-// Package testenv builds complete api-server test environments on real
-// databases (dbtest's PostgreSQL schema or SQLite file) and a real Redis:
-// migrated, loaded with a fixture snapshot full of canary values, with keys.
 package testenv
 
 import (

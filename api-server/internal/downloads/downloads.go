@@ -1,4 +1,4 @@
-package server
+package downloads
 
 import (
 	"bytes"
@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gin-gonic/gin"
 )
 
 // sumsName is the checksum file of the downloads; served from the directory
@@ -50,8 +48,8 @@ func validDownloadName(name string) bool {
 // listDownloads returns the regular files of the directory, sorted, with
 // their sizes and SHA-256 as served with site (see readScript).
 // Directories, symbolic links and dotfiles are left out.
-func (s *Server) listDownloads(site string) ([]download, error) {
-	root, err := os.OpenRoot(s.downloads)
+func (s *Site) listDownloads(site string) ([]download, error) {
+	root, err := os.OpenRoot(s.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -146,12 +144,10 @@ func readScript(root *os.Root, site string) ([]byte, error) {
 	}), nil
 }
 
-// checkSite validates Config.DownloadsSiteURL for New: required with
-// DownloadsDir, and a plain http(s) URL that can go into the install script.
-func checkSite(dir, site string) (string, error) {
-	if dir == "" {
-		return "", nil
-	}
+// checkSite validates the site for New: required, and a plain http(s) URL
+// that can go into the install script. The error messages name the server's
+// Config fields, which carry the values to New.
+func checkSite(site string) (string, error) {
 	if site == "" {
 		return "", errors.New("server: DownloadsDir needs DownloadsSiteURL: the site the downloads name is never taken from a request")
 	}
@@ -162,9 +158,9 @@ func checkSite(dir, site string) (string, error) {
 	return site, nil
 }
 
-func (s *Server) fileHash(root *os.Root, name string, info os.FileInfo) (string, error) {
+func (s *Site) fileHash(root *os.Root, name string, info os.FileInfo) (string, error) {
 	downloadHashes.mu.Lock()
-	c, ok := downloadHashes.m[s.downloads+"/"+name]
+	c, ok := downloadHashes.m[s.dir+"/"+name]
 	downloadHashes.mu.Unlock()
 	if ok && c.size == info.Size() && c.mod.Equal(info.ModTime()) {
 		return c.sum, nil
@@ -180,48 +176,47 @@ func (s *Server) fileHash(root *os.Root, name string, info os.FileInfo) (string,
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	downloadHashes.mu.Lock()
-	downloadHashes.m[s.downloads+"/"+name] = cachedHash{size: info.Size(), mod: info.ModTime(), sum: sum}
+	downloadHashes.m[s.dir+"/"+name] = cachedHash{size: info.Size(), mod: info.ModTime(), sum: sum}
 	downloadHashes.mu.Unlock()
 	return sum, nil
 }
 
-func (s *Server) downloadFile(c *gin.Context) {
-	name := c.Param("file")
+func (s *Site) downloadFile(w http.ResponseWriter, r *http.Request, name string) {
 	if !validDownloadName(name) {
-		s.fail(c, http.StatusNotFound, "no such download")
+		fail(w, http.StatusNotFound, "no such download")
 		return
 	}
-	root, err := os.OpenRoot(s.downloads)
+	root, err := os.OpenRoot(s.dir)
 	if err != nil {
-		s.fail(c, http.StatusServiceUnavailable, "downloads are unavailable")
+		fail(w, http.StatusServiceUnavailable, "downloads are unavailable")
 		return
 	}
 	defer root.Close()
 	info, err := root.Lstat(name)
 	if err != nil || !info.Mode().IsRegular() {
 		if name == sumsName {
-			s.sums(c)
+			s.sums(w, r)
 			return
 		}
-		s.fail(c, http.StatusNotFound, "no such download")
+		fail(w, http.StatusNotFound, "no such download")
 		return
 	}
 	var content io.ReadSeeker
 	switch name {
 	case installScript:
-		data, err := readScript(root, s.downloadsSite)
+		data, err := readScript(root, s.site)
 		if err != nil {
-			s.fail(c, http.StatusNotFound, "no such download")
+			fail(w, http.StatusNotFound, "no such download")
 			return
 		}
 		content = bytes.NewReader(data)
 	case sumsName:
-		s.sums(c)
+		s.sums(w, r)
 		return
 	default:
 		f, err := root.Open(name)
 		if err != nil {
-			s.fail(c, http.StatusNotFound, "no such download")
+			fail(w, http.StatusNotFound, "no such download")
 			return
 		}
 		defer f.Close()
@@ -238,25 +233,27 @@ func (s *Server) downloadFile(c *gin.Context) {
 	case strings.HasSuffix(name, ".sh"), name == sumsName:
 		ct = "text/plain; charset=utf-8"
 	}
-	c.Header("Content-Type", ct)
-	http.ServeContent(c.Writer, c.Request, name, info.ModTime(), content)
+	w.Header().Set("Content-Type", ct)
+	http.ServeContent(w, r, name, info.ModTime(), content)
 }
 
 // sums writes SHA256SUMS in the format sha256sum -c reads: the release's
 // own file when the directory holds one, with the install script's line
 // giving the hash of the script as served (readScript); computed from the
 // files otherwise.
-func (s *Server) sums(c *gin.Context) {
-	files, err := s.listDownloads(s.downloadsSite)
+func (s *Site) sums(w http.ResponseWriter, r *http.Request) {
+	files, err := s.listDownloads(s.site)
 	if err != nil {
-		s.fail(c, http.StatusServiceUnavailable, "downloads are unavailable")
+		fail(w, http.StatusServiceUnavailable, "downloads are unavailable")
 		return
 	}
-	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(s.sumsBody(files)))
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, s.sumsBody(files))
 }
 
 // sumsBody is the SHA256SUMS served beside files (see sums).
-func (s *Server) sumsBody(files []download) string {
+func (s *Site) sumsBody(files []download) string {
 	var b strings.Builder
 	if release, ok := s.releaseSums(); ok {
 		for line := range strings.Lines(release) {
@@ -280,8 +277,8 @@ func (s *Server) sumsBody(files []download) string {
 }
 
 // releaseSums returns the SHA256SUMS file of the directory, if it has one.
-func (s *Server) releaseSums() (string, bool) {
-	root, err := os.OpenRoot(s.downloads)
+func (s *Site) releaseSums() (string, bool) {
+	root, err := os.OpenRoot(s.dir)
 	if err != nil {
 		return "", false
 	}

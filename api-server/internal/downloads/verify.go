@@ -1,4 +1,4 @@
-package server
+package downloads
 
 import (
 	"html/template"
@@ -60,7 +60,7 @@ type verifyData struct {
 
 // newVerifyData finds the signature, SBOMs and provenance of version v
 // among the files.
-func (s *Server) newVerifyData(files []download, v string) verifyData {
+func (s *Site) newVerifyData(files []download, v string) verifyData {
 	var d verifyData
 	for _, f := range files {
 		switch {
@@ -73,7 +73,7 @@ func (s *Server) newVerifyData(files []download, v string) verifyData {
 		}
 	}
 	if d.Signed {
-		if root, err := os.OpenRoot(s.downloads); err == nil {
+		if root, err := os.OpenRoot(s.dir); err == nil {
 			d.PublicKey = releasePublicKey(root)
 			root.Close()
 		}

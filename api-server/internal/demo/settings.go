@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"bytes"
@@ -22,10 +22,10 @@ import (
 // lets anyone who can reach the port act as any demo user, which is the
 // point of a demo and never acceptable in `svc-api serve`.
 const (
-	demoKeysPath    = "/settings/developer-keys"
-	demoSignInPath  = "/settings/sign-in"
-	demoSignOutPath = "/settings/sign-out"
-	demoCookie      = "svc_demo_session"
+	KeysPath    = "/settings/developer-keys"
+	SignInPath  = "/settings/sign-in"
+	SignOutPath = "/settings/sign-out"
+	Cookie      = "svc_demo_session"
 )
 
 // demoUser is one user the demo sign-in offers.
@@ -53,20 +53,20 @@ func demoUsers(now time.Time) []demoUser {
 	return out
 }
 
-// demoSessionTTL is how long a demo sign-in lasts, however much it is used.
-const demoSessionTTL = 2 * time.Hour
+// SessionTTL is how long a demo sign-in lasts, however much it is used.
+const SessionTTL = 2 * time.Hour
 
 // maxDemoSessions bounds the sessions held: past it, a sign-in ends the
 // oldest session (the demo listens on loopback; only a script signs in that
 // often).
 const maxDemoSessions = 10000
 
-// demoHSTS is what the demo's pages send over TLS, as the API's responses do.
-const demoHSTS = "max-age=31536000; includeSubDomains"
+// HSTS is what the demo's pages send over TLS, as the API's responses do.
+const HSTS = "max-age=31536000; includeSubDomains"
 
 // demoSessions are the demo's sign-ins, held in memory: each sign-in gets a
 // random session value (crypto/rand, 128 bits) that names nothing, valid
-// for demoSessionTTL or until sign-out, and a restart signs everyone out.
+// for SessionTTL or until sign-out, and a restart signs everyone out.
 // The map is keyed by a hash of the value, so a lookup compares no secret
 // byte by byte. Hand-written: a map, a mutex and an expiry are less than a
 // session library's setup, and the demo needs nothing more.
@@ -94,10 +94,10 @@ func newDemoSessions(users []demoUser, secure bool) *demoSessions {
 // session r carries, if any: a sign-in never keeps an earlier value alive.
 func (s *demoSessions) signIn(r *http.Request, u demoUser) *http.Cookie {
 	value := rand.Text()
-	now := demoNow()
+	now := Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, err := r.Cookie(demoCookie); err == nil {
+	if c, err := r.Cookie(Cookie); err == nil {
 		delete(s.live, sha256.Sum256([]byte(c.Value)))
 	}
 	var oldest [sha256.Size]byte
@@ -111,13 +111,13 @@ func (s *demoSessions) signIn(r *http.Request, u demoUser) *http.Cookie {
 	if len(s.live) >= maxDemoSessions {
 		delete(s.live, oldest)
 	}
-	s.live[sha256.Sum256([]byte(value))] = demoSession{user: u, expires: now.Add(demoSessionTTL)}
-	return s.cookie(value, int(demoSessionTTL/time.Second))
+	s.live[sha256.Sum256([]byte(value))] = demoSession{user: u, expires: now.Add(SessionTTL)}
+	return s.cookie(value, int(SessionTTL/time.Second))
 }
 
 // signOut ends the session r carries and returns the cookie that clears it.
 func (s *demoSessions) signOut(r *http.Request) *http.Cookie {
-	if c, err := r.Cookie(demoCookie); err == nil {
+	if c, err := r.Cookie(Cookie); err == nil {
 		s.mu.Lock()
 		delete(s.live, sha256.Sum256([]byte(c.Value)))
 		s.mu.Unlock()
@@ -126,13 +126,13 @@ func (s *demoSessions) signOut(r *http.Request) *http.Cookie {
 }
 
 func (s *demoSessions) cookie(value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: demoCookie, Value: value, Path: "/settings/", MaxAge: maxAge,
+	return &http.Cookie{Name: Cookie, Value: value, Path: "/settings/", MaxAge: maxAge,
 		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode}
 }
 
 // user returns the signed-in demo user, if any.
 func (s *demoSessions) user(r *http.Request) (demoUser, bool) {
-	c, err := r.Cookie(demoCookie)
+	c, err := r.Cookie(Cookie)
 	if err != nil {
 		return demoUser{}, false
 	}
@@ -143,7 +143,7 @@ func (s *demoSessions) user(r *http.Request) (demoUser, bool) {
 	if !ok {
 		return demoUser{}, false
 	}
-	if !demoNow().Before(ss.expires) {
+	if !Now().Before(ss.expires) {
 		delete(s.live, id)
 		return demoUser{}, false
 	}
@@ -160,7 +160,7 @@ func (s *demoSessions) identify(r *http.Request) (keyspage.Identity, error) {
 }
 
 // demoTemplateText is the demo's layout (around the Developer keys section
-// and the sign-in) and its sign-in form. demoUser is bound in demoSettings.
+// and the sign-in) and its sign-in form. demoUser is bound in Settings.
 const demoTemplateText = `
 {{define "layout"}}<!doctype html>
 <html lang="en">
@@ -172,8 +172,8 @@ const demoTemplateText = `
 </head>
 <body>
 <header class="dk-main">
-<p><strong>Snapshot demo</strong> · Settings{{with demoUser .Identity}} · {{.OrgName}} ({{.Subscription}}) · signed in as {{.UserID}}, {{.Role}}{{end}} · <a href="` + demoSignInPath + `">Switch user</a></p>
-{{if demoUser .Identity}}<form method="post" action="` + demoSignOutPath + `"><button type="submit">Sign out</button></form>{{end}}
+<p><strong>Snapshot demo</strong> · Settings{{with demoUser .Identity}} · {{.OrgName}} ({{.Subscription}}) · signed in as {{.UserID}}, {{.Role}}{{end}} · <a href="` + SignInPath + `">Switch user</a></p>
+{{if demoUser .Identity}}<form method="post" action="` + SignOutPath + `"><button type="submit">Sign out</button></form>{{end}}
 </header>
 <main class="dk-main">
 {{.Content}}
@@ -184,7 +184,7 @@ const demoTemplateText = `
 {{define "signin"}}<section class="dk" aria-labelledby="demo-title">
 <h1 id="demo-title">Sign in to the demo</h1>
 <p class="dk-lead">This sign-in exists only in <code>svc-api demo</code>: pick a demo user to see the Developer keys page as them. No password; nothing here is real.</p>
-<form method="post" action="` + demoSignInPath + `">
+<form method="post" action="` + SignInPath + `">
 <fieldset class="dk-group">
 <legend>Demo user</legend>
 {{range $i, $u := .}}<label class="dk-check"><input type="radio" name="user" value="{{$u.Value}}"{{if eq $i 0}} checked{{end}}> {{$u.UserID}}: {{$u.Role}} of {{$u.OrgName}} ({{$u.Subscription}})</label><br>
@@ -195,11 +195,11 @@ const demoTemplateText = `
 </section>{{end}}
 `
 
-// demoSettings returns the handler of `svc-api demo`: the Developer keys
+// Settings returns the handler of `svc-api demo`: the Developer keys
 // page at /settings/developer-keys/ behind the demo sign-in at
 // /settings/sign-in (and sign-out), and api for everything else. With tls,
 // the session cookie is Secure and the settings pages send HSTS.
-func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time.Time, tls bool) (http.Handler, error) {
+func Settings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time.Time, tls bool) (http.Handler, error) {
 	users := demoUsers(now)
 	sessions := newDemoSessions(users, tls)
 	tmpl, err := template.New("").Funcs(template.FuncMap{
@@ -214,7 +214,7 @@ func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time
 		return nil, fmt.Errorf("demo templates: %w", err)
 	}
 	page, err := keyspage.New(keyspage.Config{
-		Keys: ks, Identify: sessions.identify, Path: demoKeysPath, SignInURL: demoSignInPath,
+		Keys: ks, Identify: sessions.identify, Path: KeysPath, SignInURL: SignInPath,
 		Layout: tmpl.Lookup("layout"), Logger: log,
 	})
 	if err != nil {
@@ -222,15 +222,15 @@ func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time
 	}
 	signIn := demoSignIn(tmpl, sessions, users)
 	mux := http.NewServeMux()
-	mux.Handle(demoKeysPath+"/", page)
-	mux.Handle(demoSignInPath, signIn)
-	mux.Handle(demoSignOutPath, signIn)
+	mux.Handle(KeysPath+"/", page)
+	mux.Handle(SignInPath, signIn)
+	mux.Handle(SignOutPath, signIn)
 	mux.Handle("/", api)
 	if !tls {
 		return mux, nil
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Strict-Transport-Security", demoHSTS) // the API sets its own too
+		w.Header().Set("Strict-Transport-Security", HSTS) // the API sets its own too
 		mux.ServeHTTP(w, r)
 	}), nil
 }
@@ -239,7 +239,7 @@ func demoSettings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time
 // CrossOriginProtection and the headers of the keys page.
 func demoSignIn(tmpl *template.Template, sessions *demoSessions, users []demoUser) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+demoSignInPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+SignInPath, func(w http.ResponseWriter, r *http.Request) {
 		var content, out bytes.Buffer
 		if err := tmpl.ExecuteTemplate(&content, "signin", users); err != nil {
 			http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
@@ -248,7 +248,7 @@ func demoSignIn(tmpl *template.Template, sessions *demoSessions, users []demoUse
 		id, _ := sessions.identify(r)
 		if err := tmpl.ExecuteTemplate(&out, "layout", keyspage.LayoutData{
 			Title: "Sign in", Identity: id,
-			Head:    `<link rel="stylesheet" href="` + demoKeysPath + `/assets/keys.css">`,
+			Head:    `<link rel="stylesheet" href="` + KeysPath + `/assets/keys.css">`,
 			Content: template.HTML(content.String()), //nolint:gosec // html/template output
 		}); err != nil {
 			http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
@@ -257,7 +257,7 @@ func demoSignIn(tmpl *template.Template, sessions *demoSessions, users []demoUse
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = out.WriteTo(w)
 	})
-	mux.HandleFunc("POST "+demoSignInPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+SignInPath, func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 		u, ok := sessions.users[r.PostFormValue("user")]
 		if !ok {
@@ -265,11 +265,11 @@ func demoSignIn(tmpl *template.Template, sessions *demoSessions, users []demoUse
 			return
 		}
 		http.SetCookie(w, sessions.signIn(r, u))
-		http.Redirect(w, r, demoKeysPath+"/", http.StatusSeeOther)
+		http.Redirect(w, r, KeysPath+"/", http.StatusSeeOther)
 	})
-	mux.HandleFunc("POST "+demoSignOutPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+SignOutPath, func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, sessions.signOut(r))
-		http.Redirect(w, r, demoSignInPath, http.StatusSeeOther)
+		http.Redirect(w, r, SignInPath, http.StatusSeeOther)
 	})
 	return http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()

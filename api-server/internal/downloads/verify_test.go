@@ -1,4 +1,4 @@
-package server_test
+package downloads_test
 
 import (
 	"crypto/sha256"
@@ -11,12 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adsnap/svc/api-server/internal/ratelimit"
-	"github.com/adsnap/svc/api-server/internal/server"
-	"github.com/adsnap/svc/api-server/internal/store"
-	"github.com/adsnap/svc/api-server/internal/testenv"
-	"github.com/adsnap/svc/keys-admin/database/dbtest"
-	"github.com/adsnap/svc/keys-admin/keys"
+	"github.com/adsnap/svc/api-server/internal/downloads"
 )
 
 // TestDownloadsSignedRelease: a release with SHA256SUMS.minisig is served
@@ -50,22 +45,12 @@ func TestDownloadsSignedRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := dbtest.SQLite(t)
-	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.New(t.Context(), b.Handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ks := keys.NewAuthenticator(b.Handle, keys.AuthenticatorOptions{})
 	for _, tc := range []struct{ configured, host, site string }{
 		{"https://dl.example", "", "https://dl.example"},
 		// A request's Host never names the site (issue 30).
 		{"http://127.0.0.1:18080", "127.evil.example", "http://127.0.0.1:18080"},
 	} {
-		h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: dir, DownloadsSiteURL: tc.configured})
+		h, err := downloads.New(dir, tc.configured, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +108,7 @@ func TestDownloadsSignedRelease(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(unsigned, "svc-cli-1.0.0-linux-amd64.tgz"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := server.New(server.Config{Keys: ks, Store: st, Limiter: ratelimit.NewMemory(nil), DownloadsDir: unsigned, DownloadsSiteURL: "https://dl.example"})
+	h, err := downloads.New(unsigned, "https://dl.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package downloads
 
 import (
 	"cmp"
@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/gin-gonic/gin"
 )
 
 // indexData is what the /developers/ page shows: every file, and for the
@@ -159,12 +157,13 @@ grep " {{.Name}}$" SHA256SUMS | sha256sum -c -</code></pre>
 <p><a href="SHA256SUMS">SHA256SUMS</a></p></body></html>
 `))
 
-func (s *Server) downloadsIndex(c *gin.Context) {
-	site := s.downloadsSite
+// index writes the /developers/ page.
+func (s *Site) index(w http.ResponseWriter, r *http.Request) {
+	site := s.site
 	files, err := s.listDownloads(site)
 	if err != nil {
-		s.log.ErrorContext(c.Request.Context(), "downloads", "error", err.Error())
-		s.fail(c, http.StatusServiceUnavailable, "downloads are unavailable")
+		s.log.ErrorContext(r.Context(), "downloads", "error", err.Error())
+		fail(w, http.StatusServiceUnavailable, "downloads are unavailable")
 		return
 	}
 	// SHA256SUMS as served (the install script's line may differ from the file's).
@@ -177,10 +176,10 @@ func (s *Server) downloadsIndex(c *gin.Context) {
 	}
 	// frame-ancestors: no other site may frame the page (clickjacking); it
 	// is not covered by default-src.
-	c.Header("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-	c.Status(http.StatusOK)
-	c.Header("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	d := newIndexData(site, files)
 	d.Verify = s.newVerifyData(files, d.Version)
-	_ = indexPage.Execute(c.Writer, d)
+	w.WriteHeader(http.StatusOK)
+	_ = indexPage.Execute(w, d)
 }

@@ -1,15 +1,15 @@
-package cli
+package demo
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// demoDownloadsDir is the directory the demo serves under /developers/ when
+// DownloadsDir is the directory the demo serves under /developers/ when
 // --downloads-dir and SVC_DOWNLOADS_DIR are not set: the dist/ that `make
 // release-cli` writes, found in the working directory or beside the bin/
 // holding this svc-api (the repository's layout). "" when there is none.
-func demoDownloadsDir() string {
+func DownloadsDir() string {
 	candidates := []string{"dist"}
 	if exe, err := os.Executable(); err == nil {
 		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "..", "dist"))

@@ -1,0 +1,18 @@
+// Package cli is the svc-api command: serve, migrate, import, demo and
+// version. Main is called by cmd/svc-api and by tests.
+//
+// Files:
+//
+//   - cli.go: Main, the root command, migrate and import (runImport);
+//   - serve.go: serve, run in named steps: checkServe, runLogs,
+//     openTelemetry, openKeys, openStore, openLimiter, buildServer, run
+//     (with listen);
+//   - config.go: the flags and variables of serve and demo, and the pool
+//     sizes (serveConns, maxInFlight);
+//   - demo.go: the demo command: its listener (loopback only) and
+//     database; what it serves besides the API is package demo;
+//   - logbuffer.go: the log's lines written together, off the request path;
+//   - progress.go: import's progress lines;
+//   - pprof.go: the loopback-only profiling listener;
+//   - version.go: the version command and binaryVersion.
+package cli

@@ -1,0 +1,13 @@
+// Package query parses and validates the query string of the list endpoints
+// (SPEC §4, DESIGN §4) and recognises credentials and organization overrides
+// in a request (DESIGN §3 step 2). It is pure: no I/O, fuzzed.
+//
+// Files:
+//
+//   - query.go: Parse (step 7: every problem listed), Inspect (credential
+//     names and organization overrides in the query) and OrgHeader;
+//   - guard.go: ScreenURL (every path), GuardAPI (step 2 on the API) and
+//     AcceptRequestID;
+//   - keyshape.go: KeyShaped and URLHoldsKey, a developer key recognised in
+//     any reading of a URL, without allocating.
+package query
