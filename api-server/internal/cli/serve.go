@@ -31,7 +31,9 @@ func newServe() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the API",
-		Long: `serve runs the API until SIGINT or SIGTERM, then finishes the requests in flight.
+		Long: `serve runs the API until SIGINT or SIGTERM. Then /readyz answers 503 at once while the API
+keeps serving for --drain-delay (5s), so that a load balancer checking /readyz takes this
+replica out first; then the listener closes and the requests in flight finish (30 s at most).
 
 With --redis-url the rate limits live in Redis and are shared by every replica; without
 it they are kept in process memory, per replica. Serve HTTPS with --tls-cert/--tls-key,
@@ -67,6 +69,7 @@ Run 'svc-api migrate' before the first start.`,
 	}
 	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
 	addServeFlags(cmd.Flags(), &c, &envErr)
+	addDrainFlag(cmd.Flags(), &c, &envErr) // drain.go
 	cmd.Flags().StringVar(&c.LogLevel, "log-level", env("SVC_LOG_LEVEL", "info"), "debug, info, warn or error (env SVC_LOG_LEVEL)")
 	return cmd
 }
@@ -83,6 +86,9 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 	if c.DBDeadline <= 0 || c.IdleTimeout <= 0 || c.MaxConnsPerIP < 0 {
 		return usageError{fmt.Errorf("--database-deadline and --idle-timeout must be positive and --max-conns-per-ip 0 or more, got %s, %s, %d",
 			c.DBDeadline, c.IdleTimeout, c.MaxConnsPerIP)}
+	}
+	if c.DrainDelay < 0 {
+		return usageError{fmt.Errorf("--drain-delay must be 0 or more, got %s", c.DrainDelay)}
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
@@ -149,6 +155,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		return migrateHint(err)
 	}
 	defer st.Close()
+	defer watchPrimary(ctx, c, st, log)() // a demoted or fenced primary (primarywatch.go)
 	var reads server.Store = st
 	if urls := c.replicaURLs(); len(urls) > 0 {
 		if !db.IsPostgres() {
@@ -272,11 +279,9 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing requests in flight")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	// Not ready first, serve for --drain-delay, then close (drain.go).
+	if err := drainAndShutdown(ctx, c, srv, hs, log); err != nil {
+		return err
 	}
 	log.Info("stopped")
 	return nil

@@ -141,13 +141,20 @@ type Server struct {
 	dbWait     time.Duration
 	ready      readiness
 	failures   onceASecond
-	breaker    breaker // of the limit store
-	dbBreaker  breaker // of the database
-	policy     string
-	policyHdr  []string // {policy}: see fixedHeader
-	hsts       bool
-	openapi    []byte
-	downloads  string
+	breaker    breaker // of the limit store (unused with partial: it breaks per node)
+	// partial is cfg.Limiter when its store has parts that fail alone (a
+	// Redis Cluster; limiternodes.go), else nil.
+	partial partialLimiter
+	// readyCheck is cfg.Store's readiness check, if it has one (primaryready.go).
+	readyCheck readyChecker
+	// draining is set by Handlers.Drain: /readyz answers 503 (drain.go).
+	draining  drainFlag
+	dbBreaker breaker // of the database
+	policy    string
+	policyHdr []string // {policy}: see fixedHeader
+	hsts      bool
+	openapi   []byte
+	downloads string
 	// downloadsSite: see Config.DownloadsSiteURL.
 	downloadsSite string
 	log           *slog.Logger
