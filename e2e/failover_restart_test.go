@@ -124,6 +124,20 @@ func testFailoverRollingRestart(t *testing.T, f *failover) {
 		total, (end - start).Seconds(), float64(total)/(end-start+time.Second).Seconds(), failed, codes, rel(firstFail, start), rel(lastFail, start), firstError(shots))
 	if failed > 0 {
 		t.Errorf("%d of %d requests failed during the rolling restart (%v), want none", failed, total, codes)
+		// What the replicas running at the end said went wrong (a 503 of
+		// svc-api's own, or HAProxy's when it had no replica).
+		for i, r := range rs {
+			if r != nil {
+				t.Logf("replica %d logged: %q", i, logErrors(r.Logs.String(), 4))
+			}
+		}
+		var lines []string
+		for _, line := range strings.Split(lb.Logs.String(), "\n") {
+			if strings.Contains(line, " 503 ") && len(lines) < 5 {
+				lines = append(lines, line)
+			}
+		}
+		t.Logf("HAProxy's first 503 lines (its termination state tells its own from a replica's):\n%s", strings.Join(lines, "\n"))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,9 +40,18 @@ func (s *Store) CheckPrimary(ctx context.Context) error {
 		}
 		conns = append(conns, c)
 	}
+	// All at once, each released as soon as checked: requests that need a
+	// connection meanwhile wait one round trip at most, not one per
+	// connection.
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() { errs[i] = checkConn(ctx, c) })
+	}
+	wg.Wait()
 	var why error
-	for _, c := range conns {
-		if err := checkConn(ctx, c); err != nil && why == nil {
+	for _, err := range errs {
+		if err != nil && (why == nil || errors.Is(err, ErrNotPrimary)) {
 			why = err
 		}
 	}
