@@ -32,8 +32,21 @@ func (s *Store) CheckPrimary(ctx context.Context) error {
 	if s.pool == nil {
 		return s.Ping(ctx)
 	}
+	return s.checkPrimary(ctx, true)
+}
+
+// errNothingIdle: checkPrimary without acquire found no idle connection.
+var errNothingIdle = errors.New("no idle connection to check")
+
+// checkPrimary is CheckPrimary; with acquire false it checks only the
+// connections that are idle (none: errNothingIdle), so that a background
+// check never makes a request wait for a connection.
+func (s *Store) checkPrimary(ctx context.Context, acquire bool) error {
 	conns := s.pool.AcquireAllIdle(ctx)
 	if len(conns) == 0 {
+		if !acquire {
+			return errNothingIdle
+		}
 		c, err := s.pool.Acquire(ctx)
 		if err != nil {
 			return err
@@ -89,8 +102,9 @@ func checkConn(ctx context.Context, c *pgxpool.Conn) error {
 	return err
 }
 
-// WatchPrimary runs CheckPrimary every interval until ctx ends, each
-// bounded by deadline, and logs when the primary stops or starts being
+// WatchPrimary runs CheckPrimary on the pool's idle connections (none
+// taken from a request) every interval until ctx ends, each bounded by
+// deadline, and logs when the primary stops or starts being
 // writable: the connections to a server demoted or fenced under a running
 // process are closed within about interval even when nothing asks /readyz.
 func (s *Store) WatchPrimary(ctx context.Context, every, deadline time.Duration, log *slog.Logger) {
@@ -107,8 +121,11 @@ func (s *Store) WatchPrimary(ctx context.Context, every, deadline time.Duration,
 		case <-t.C:
 		}
 		cctx, cancel := context.WithTimeout(ctx, deadline)
-		err := s.CheckPrimary(cctx)
+		err := s.checkPrimary(cctx, false) // the idle connections only
 		cancel()
+		if errors.Is(err, errNothingIdle) {
+			continue // all busy: checked when some are idle
+		}
 		notPrimary := errors.Is(err, ErrNotPrimary)
 		switch {
 		case notPrimary && was:

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -74,6 +76,42 @@ func TestCheckPrimary(t *testing.T) {
 		if err != nil || ro != "off" {
 			t.Fatalf("a connection left in the pool: transaction_read_only %q %v, want every read-only one closed", ro, err)
 		}
+	}
+
+	// WatchPrimary does the same in the background, on idle connections.
+	for _, c := range db.Pool.AcquireAllIdle(ctx) {
+		if _, err := c.Exec(ctx, "SET default_transaction_read_only = on"); err != nil {
+			t.Fatal(err)
+		}
+		c.Release()
+	}
+	wctx, stop := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		st.WatchPrimary(wctx, 50*time.Millisecond, time.Second, slog.New(slog.DiscardHandler))
+	}()
+	readOnly := func() int {
+		n := 0
+		for _, c := range db.Pool.AcquireAllIdle(ctx) {
+			var ro string
+			if err := c.QueryRow(ctx, "SHOW transaction_read_only").Scan(&ro); err != nil || ro != "off" {
+				n++
+			}
+			c.Release()
+		}
+		return n
+	}
+	left := -1
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if left = readOnly(); left == 0 {
+			break
+		}
+	}
+	stop()
+	<-watched
+	if left != 0 {
+		t.Fatalf("WatchPrimary left %d read-only connections in the pool after 3 s", left)
 	}
 
 	// Every new session read-only: the server is fenced for this role.
