@@ -19,5 +19,5 @@ const drainingMessage = "not ready: shutting down"
 // isDraining reports whether Drain was called.
 func (s *Server) isDraining() bool { return s.draining.Load() }
 
-// draining is Server's flag; a type of its own so that Handlers can hold it.
+// drainFlag is the type of Server.draining, which Handlers points to.
 type drainFlag = atomic.Bool
