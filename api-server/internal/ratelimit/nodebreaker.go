@@ -32,8 +32,7 @@ import (
 // an answer, not a failure of the node: it reloads the layout but does not
 // count.
 type nodeBreakers struct {
-	mu sync.Mutex
-	m  map[string]*nodeBreaker // by master address (host:port)
+	m sync.Map // master address (host:port) → *nodeBreaker; read on every request, written once a master
 }
 
 type nodeBreaker struct {
@@ -53,17 +52,11 @@ var errNodeDown = errors.New("cluster master failing, not asked (breaker open)")
 
 // of returns the breaker of addr, made on first use.
 func (nb *nodeBreakers) of(addr string) *nodeBreaker {
-	nb.mu.Lock()
-	defer nb.mu.Unlock()
-	if nb.m == nil {
-		nb.m = make(map[string]*nodeBreaker)
+	if b, ok := nb.m.Load(addr); ok {
+		return b.(*nodeBreaker)
 	}
-	b := nb.m[addr]
-	if b == nil {
-		b = &nodeBreaker{}
-		nb.m[addr] = b
-	}
-	return b
+	b, _ := nb.m.LoadOrStore(addr, &nodeBreaker{})
+	return b.(*nodeBreaker)
 }
 
 // allow reports whether a group may ask the master at now.
