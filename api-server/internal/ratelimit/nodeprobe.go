@@ -111,7 +111,7 @@ func (r *Redis) probeNode(ctx context.Context, n *redis.Client) NodeStatus {
 			st.Reason, st.answered = err.Error(), isReply(err)
 			return st
 		}
-		st.Healthy = true
+		st.answered, st.Healthy = true, st.Reason == ""
 		return st
 	}
 	checks := []Check{{Limit: readyProbe, Key: key}}
@@ -129,7 +129,8 @@ func (r *Redis) probeNode(ctx context.Context, n *redis.Client) NodeStatus {
 		st.Reason, st.answered = err.Error(), isReply(err)
 		return st
 	}
-	st.Healthy = st.Reason == ""
+	// It answered; healthy unless its breaker says requests fail.
+	st.answered, st.Healthy = true, st.Reason == ""
 	return st
 }
 
