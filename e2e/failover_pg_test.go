@@ -47,7 +47,7 @@ func testFailoverReadReplica(t *testing.T, f *failover) {
 	// (last_used_at, at most one a minute a key), nothing else writes.
 	sql(t, f.pg.PrimaryURL, "CREATE TABLE IF NOT EXISTS failover_tick (n int)", "INSERT INTO failover_tick VALUES (1)")
 	lastWrite := l.mark("last write on the primary")
-	if at := waitReadReplica(t, l, rs, 10*time.Second, func(r map[string]any) bool { return r["healthy"] == true && r["lagSeconds"] == 0.0 }); at[0] < 0 || at[1] < 0 {
+	if at := waitReadReplica(t, f, l, rs, 10*time.Second, func(r map[string]any) bool { return r["healthy"] == true && r["lagSeconds"] == 0.0 }); at[0] < 0 || at[1] < 0 {
 		t.Fatal("the read replica is not in use with lag 0 before the kill")
 	}
 	// Idle and caught up: it has replayed that write.
@@ -59,7 +59,7 @@ func testFailoverReadReplica(t *testing.T, f *failover) {
 	if err := f.pg.KillReplica(); err != nil {
 		t.Fatal(err)
 	}
-	if at := waitReadReplica(t, l, rs, 10*time.Second, func(r map[string]any) bool { return r["healthy"] == false }); at[0] < 0 || at[1] < 0 {
+	if at := waitReadReplica(t, f, l, rs, 10*time.Second, func(r map[string]any) bool { return r["healthy"] == false }); at[0] < 0 || at[1] < 0 {
 		t.Fatal("the svc-api replicas did not notice the read replica's loss within 10 s")
 	}
 	// The scenario's premise, not a wait for an event: the primary has
@@ -80,13 +80,13 @@ func testFailoverReadReplica(t *testing.T, f *failover) {
 	// and the age of the last replayed transaction.
 	var positions string
 	queryRow(t, f.pg.ReplicaURL, lagPositions, &positions) //nolint:errcheck // a figure for the log
-	backAt := waitReadReplica(t, l, rs, replicaBackWithin+6*time.Second, func(r map[string]any) bool { return r["healthy"] == true })
+	backAt := waitReadReplica(t, f, l, rs, replicaBackWithin+6*time.Second, func(r map[string]any) bool { return r["healthy"] == true })
 	var positionsBack string
 	queryRow(t, f.pg.ReplicaURL, lagPositions, &positionsBack) //nolint:errcheck
 	shots := l.stop()
 
 	for i, r := range rs {
-		_, reps := readyz(t, r.URL)
+		_, reps := readyz(t, f.metrics[r.URL])
 		t.Logf("replica %d uses the read replica again %s after it caught up (now: %v)", i, rel(backAt[i], caughtAt), reps)
 	}
 	t.Logf("read replica killed at %s, started again %s, caught up %s (primary idle since %s, its position %s)",
@@ -130,10 +130,11 @@ const lagPositions = `SELECT format('receive %s, replay %s, last replayed transa
 	pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(),
 	round(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())::numeric, 2))`
 
-// waitReadReplica polls each replica's /readyz every 100 ms until its read
+// waitReadReplica polls each replica's /readyz (its metrics listener's,
+// with the detail) every 100 ms until its read
 // replica is in a state ok accepts, and returns when each first was (-1:
 // not within limit).
-func waitReadReplica(t *testing.T, l *steadyLoad, rs []*harness.Server, limit time.Duration, ok func(map[string]any) bool) []time.Duration {
+func waitReadReplica(t *testing.T, f *failover, l *steadyLoad, rs []*harness.Server, limit time.Duration, ok func(map[string]any) bool) []time.Duration {
 	t.Helper()
 	at := make([]time.Duration, len(rs))
 	for i := range at {
@@ -145,7 +146,7 @@ func waitReadReplica(t *testing.T, l *steadyLoad, rs []*harness.Server, limit ti
 			if at[i] >= 0 {
 				continue
 			}
-			if _, reps := readyz(t, r.URL); len(reps) == 1 && ok(reps[0]) {
+			if _, reps := readyz(t, f.metrics[r.URL]); len(reps) == 1 && ok(reps[0]) {
 				at[i] = l.now()
 			} else {
 				done = false

@@ -58,6 +58,10 @@ type failover struct {
 	pg     *harness.PostgresPair
 	keys   map[string]string // name → key value
 	keyIDs map[string]string
+	// metrics maps a replica's URL to its metrics listener's, whose
+	// /readyz has the detail (each read replica's state and lag, each
+	// Cluster master's); the public /readyz says ready or not (issue 30).
+	metrics map[string]string
 }
 
 // failoverKeys are the group's keys and their organizations (at most ten
@@ -74,7 +78,7 @@ var failoverKeys = map[string]string{
 
 func newFailover(t *testing.T, e *env) *failover {
 	t.Helper()
-	f := &failover{e: e, keys: map[string]string{}, keyIDs: map[string]string{}}
+	f := &failover{e: e, keys: map[string]string{}, keyIDs: map[string]string{}, metrics: map[string]string{}}
 	// Not t.TempDir: the postgres user must reach the directory.
 	var err error
 	if f.dir, err = os.MkdirTemp("", "svc-failover-"); err != nil {
@@ -146,8 +150,13 @@ func (f *failover) startReplica(t *testing.T, port int, env []string) (*harness.
 			t.Fatal(err)
 		}
 	}
+	mport, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := append([]string{
 		fmt.Sprintf("SVC_LISTEN_ADDR=127.0.0.1:%d", port),
+		fmt.Sprintf("SVC_METRICS_ADDR=127.0.0.1:%d", mport),
 		fmt.Sprintf("SVC_SITE_URL=http://127.0.0.1:%d", port),
 		"SVC_TRUSTED_PROXIES=127.0.0.1", // the load balancer's address; clients come from 127.0.0.2 and up
 		"SVC_DATABASE_MAX_CONNS=8",
@@ -156,6 +165,7 @@ func (f *failover) startReplica(t *testing.T, port int, env []string) (*harness.
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.metrics[srv.URL] = fmt.Sprintf("http://127.0.0.1:%d", mport)
 	return srv, full
 }
 

@@ -155,7 +155,10 @@ func (r *rig) startAPI(ctx context.Context, name string, db *benchDB, env ...str
 		// in its log), which wrk counted as an error: the "errors under
 		// load" of earlier runs. Clients of a deployment are many IPs, or a
 		// trusted proxy, which is not capped.
-		"SVC_MAX_CONNS_PER_IP=" + strconv.Itoa(4*r.s.conns)}
+		"SVC_MAX_CONNS_PER_IP=" + strconv.Itoa(4*r.s.conns),
+		// No load balancer watches the bench's servers: stop at once
+		// (svc-api's --drain-delay, 5 s by default).
+		"SVC_DRAIN_DELAY=0"}
 	// exec uses the last value of a repeated variable: env wins.
 	p, _, err := start(r.tmp, name, append(base, env...), r.bins["svc-api"], "serve")
 	if err != nil {

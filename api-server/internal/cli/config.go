@@ -45,6 +45,8 @@ type config struct {
 	IdleTimeout    time.Duration
 	MaxConnsPerIP  int
 	IPv6Prefix     int
+	// DrainDelay: see addDrainFlag (drain.go); 0 outside serve.
+	DrainDelay time.Duration
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration

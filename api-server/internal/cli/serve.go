@@ -29,7 +29,9 @@ func newServe() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the API",
-		Long: `serve runs the API until SIGINT or SIGTERM, then finishes the requests in flight.
+		Long: `serve runs the API until SIGINT or SIGTERM. Then /readyz answers 503 at once while the API
+keeps serving for --drain-delay (5s), so that a load balancer checking /readyz takes this
+replica out first; then the listener closes and the requests in flight finish (30 s at most).
 
 With --redis-url the rate limits live in Redis and are shared by every replica; without
 it they are kept in process memory, per replica. Serve HTTPS with --tls-cert/--tls-key,
@@ -65,6 +67,7 @@ Run 'svc-api migrate' before the first start.`,
 	}
 	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
 	addServeFlags(cmd.Flags(), &c, &envErr)
+	addDrainFlag(cmd.Flags(), &c, &envErr) // drain.go
 	cmd.Flags().StringVar(&c.LogLevel, "log-level", env("SVC_LOG_LEVEL", "info"), "debug, info, warn or error (env SVC_LOG_LEVEL)")
 	return cmd
 }
@@ -116,6 +119,9 @@ func (c *config) checkServe() error {
 	if c.DBDeadline <= 0 || c.IdleTimeout <= 0 || c.MaxConnsPerIP < 0 {
 		return usageError{fmt.Errorf("--database-deadline and --idle-timeout must be positive and --max-conns-per-ip 0 or more, got %s, %s, %d",
 			c.DBDeadline, c.IdleTimeout, c.MaxConnsPerIP)}
+	}
+	if c.DrainDelay < 0 {
+		return usageError{fmt.Errorf("--drain-delay must be 0 or more, got %s", c.DrainDelay)}
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
@@ -207,17 +213,19 @@ func openStore(ctx context.Context, c *config, db *database.DB, log *slog.Logger
 	if err != nil {
 		return nil, nil, migrateHint(err)
 	}
+	stopWatch := watchPrimary(ctx, c, st, log) // a demoted or fenced primary (primarywatch.go)
+	closeSt := func() { stopWatch(); st.Close() }
 	urls := c.replicaURLs()
 	if len(urls) == 0 {
-		return st, func() { st.Close() }, nil
+		return st, closeSt, nil
 	}
 	if !db.IsPostgres() {
-		st.Close()
+		closeSt()
 		return nil, nil, usageError{errors.New("--database-replica-urls needs a PostgreSQL primary")}
 	}
 	for i, u := range urls {
 		if !isPostgresURL(u) {
-			st.Close()
+			closeSt()
 			return nil, nil, usageError{fmt.Errorf("--database-replica-urls: URL %d is not postgres://…", i+1)}
 		}
 		urls[i] = serveURL(u, c.statementTimeout)
@@ -225,7 +233,7 @@ func openStore(ctx context.Context, c *config, db *database.DB, log *slog.Logger
 	rt := store.NewRouted(ctx, st, store.ReplicaOptions{URLs: urls, MaxLag: c.ReplicaMaxLag,
 		Deadline: c.DBDeadline, MaxConns: c.serveConns(urls[0])}, log)
 	log.Info("snapshot reads go to read replicas when healthy", "replicas", len(urls), "max_lag", c.ReplicaMaxLag.String())
-	return rt, func() { rt.Close(); st.Close() }, nil
+	return rt, func() { rt.Close(); closeSt() }, nil
 }
 
 // openLimiter opens the rate-limit store: Redis with --redis-url (shared by
@@ -282,8 +290,8 @@ func buildServer(c *config, db *database.DB, ks *keys.Authenticator, reads serve
 }
 
 // run serves h on the listener (listen) until ctx is done, with the
-// profiles and the metrics listener when asked, then finishes the requests
-// in flight (at most 30 seconds).
+// profiles and the metrics listener when asked; then drains and finishes
+// the requests in flight (drainAndShutdown).
 func run(ctx context.Context, c *config, hs *server.Handlers, h http.Handler, metrics *telemetry.Metrics,
 	log *slog.Logger, ready func(addr string)) error {
 	tls := c.TLSCert != ""
@@ -333,11 +341,9 @@ func run(ctx context.Context, c *config, hs *server.Handlers, h http.Handler, me
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing requests in flight")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	// Not ready first, serve for --drain-delay, then close (drain.go).
+	if err := drainAndShutdown(ctx, c, srv, hs, log); err != nil {
+		return err
 	}
 	log.Info("stopped")
 	return nil

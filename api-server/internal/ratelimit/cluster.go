@@ -42,9 +42,15 @@ func (r *Redis) allowGroups(ctx context.Context, checks []Check, results []Resul
 
 // runGroup takes the checks of one group (one slot) with one script,
 // filling results, and returns how many results it filled and whether a
-// bucket refused.
-func (r *Redis) runGroup(ctx context.Context, checks []Check, results []Result) (int, bool, error) {
-	return r.run(ctx, checks, results)
+// bucket refused. The call goes through the breaker of the slot's master
+// (nodebreaker.go): a failing master refuses its own groups only.
+func (r *Redis) runGroup(ctx context.Context, checks []Check, results []Result) (n int, refused bool, err error) {
+	err = r.guarded(ctx, r.bucketKey(checks[0]), func() error {
+		var err error
+		n, refused, err = r.run(ctx, checks, results)
+		return err
+	})
+	return n, refused, err
 }
 
 // groups yields the [start, end) of each group of checks: a run of checks
@@ -96,5 +102,6 @@ func (r *Redis) refundGroup(ctx context.Context, checks []Check) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.deadline)
 	defer cancel()
-	_ = refundChecks.Run(rctx, r.rdb, keys, args...).Err()
+	// Behind the master's breaker, as runGroup (nodebreaker.go).
+	_ = r.guarded(rctx, keys[0], func() error { return refundChecks.Run(rctx, r.rdb, keys, args...).Err() })
 }

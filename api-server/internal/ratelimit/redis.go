@@ -37,6 +37,7 @@ type Redis struct {
 	batch    *coalescer // nil on a Cluster
 	args     sync.Map   // Limit → *[3]any: limitArgs
 	calls    *callPool
+	nodes    nodeBreakers // on a Cluster, a breaker per master (nodebreaker.go)
 }
 
 // keyPrefix is redis_rate's hard-coded key prefix.

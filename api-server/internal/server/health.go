@@ -37,6 +37,9 @@ type readiness struct {
 type readyResult struct {
 	ok                bool
 	database, limiter string
+	// limiterNodes: each master of a Redis Cluster limiter (partial), for
+	// the detail.
+	limiterNodes []ratelimit.NodeStatus
 }
 
 func (r *readiness) get(ctx context.Context, s *Server) readyResult {
@@ -50,14 +53,17 @@ func (r *readiness) get(ctx context.Context, s *Server) readyResult {
 	ctx = context.WithoutCancel(ctx)
 	res := readyResult{ok: true, database: "ok", limiter: "ok"}
 	dctx, cancel := context.WithTimeout(ctx, s.dbWait)
-	if err := s.store.Ping(dctx); err != nil {
+	if err := s.checkDatabase(dctx); err != nil { // a writable primary (primaryready.go)
 		res.ok, res.database = false, "unavailable"
 	}
 	cancel()
 	var lr [1]ratelimit.Result
 	var lerr error
-	if p, ok := s.limiter.(prober); ok {
-		lerr = p.Probe(ctx) // a Redis Cluster: a request on every master
+	if s.partial != nil {
+		// A Redis Cluster: ready while some master serves (limiternodes.go).
+		res.limiter, res.limiterNodes, lerr = s.probeNodes(ctx)
+	} else if p, ok := s.limiter.(prober); ok {
+		lerr = p.Probe(ctx)
 	} else {
 		lerr = s.limiter.Allow(ctx, []ratelimit.Check{{Limit: readyLimit, Key: "ready"}}, lr[:])
 	}
@@ -145,8 +151,14 @@ func (s *Server) readyDetail(w http.ResponseWriter, r *http.Request) {
 
 // readiness is the answer of readyz (detail false) and readyDetail.
 func (s *Server) readiness(ctx context.Context, detail bool) (int, gin.H) {
+	if s.isDraining() { // stopping: out of the load balancer first (drain.go)
+		return http.StatusServiceUnavailable, gin.H{"statusCode": http.StatusServiceUnavailable, "message": drainingMessage}
+	}
 	r := s.ready.get(ctx, s)
 	checks := gin.H{"database": r.database, "rateLimitStore": r.limiter}
+	if detail && r.limiterNodes != nil {
+		checks["rateLimitNodes"] = r.limiterNodes // which masters serve
+	}
 	if rs := s.replicas; rs != nil {
 		// Reads fall back to the primary, so a replica that is down or
 		// lags does not make the server unready.

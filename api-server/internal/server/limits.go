@@ -58,7 +58,8 @@ func (s *Server) protect(c *gin.Context) {
 	}
 	// The limit store has been failing: answer 503 at once, without the
 	// lookup or the store, except for one probe now and then.
-	if !s.breaker.allow(asked) {
+	// (A Redis Cluster limiter breaks per master itself: limiternodes.go.)
+	if s.partial == nil && !s.breaker.allow(asked) {
 		s.handleError(c, errLimiterDown)
 		return
 	}
@@ -127,7 +128,7 @@ func (s *Server) protectKnown(c *gin.Context, st *reqState, ip string, asked tim
 func (s *Server) takeLimits(c *gin.Context, st *reqState, checks []ratelimit.Check, ip string, asked time.Time) bool {
 	ctx := c.Request.Context()
 	if err := s.limiter.Allow(ctx, checks, st.limits[:len(checks)]); err != nil {
-		if !clientGone(ctx) {
+		if !clientGone(ctx) && s.partial == nil { // a partial limiter breaks per node
 			s.breaker.failed(s.now())
 		}
 		s.handleError(c, err)

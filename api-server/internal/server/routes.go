@@ -34,6 +34,8 @@ type Handlers struct {
 	// redacted URL, lag and the reason it is skipped: serve mounts it at
 	// /readyz on the metrics listener (--metrics-addr), never the API's port.
 	Readiness http.Handler
+	// draining is the server's flag that Drain sets (drain.go).
+	draining *drainFlag
 }
 
 // NewHandlers is New with the readiness detail.
@@ -97,7 +99,7 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, s.store.AccountsPage, capNoteAccounts))
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
-	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail)}, nil
+	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
 }
 
 // newServer checks cfg and fills the Server that NewHandlers routes to.
@@ -135,7 +137,9 @@ func newServer(cfg Config) (*Server, error) {
 		s.downloads = site
 	}
 	s.known, _ = cfg.Keys.(knownKeys)
-	s.replicas, _ = cfg.Store.(replicaStatus) // before instrument wraps the store
+	s.replicas, _ = cfg.Store.(replicaStatus)  // before instrument wraps the store
+	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
+	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))

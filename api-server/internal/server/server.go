@@ -133,16 +133,23 @@ type Server struct {
 	dbWait     time.Duration
 	ready      readiness
 	failures   onceASecond
-	breaker    breaker // of the limit store
-	dbBreaker  breaker // of the database
-	policy     string
-	policyHdr  []string // {policy}: see fixedHeader
-	hsts       bool
-	openapi    []byte
-	downloads  http.Handler // the /developers/ site; nil without Config.DownloadsDir
-	log        *slog.Logger
-	accessOut  io.Writer // Config.AccessLog
-	now        func() time.Time
-	metrics    *telemetry.Metrics
-	tracer     trace.Tracer
+	breaker    breaker // of the limit store (unused with partial: it breaks per node)
+	// partial is cfg.Limiter when its store has parts that fail alone (a
+	// Redis Cluster; limiternodes.go), else nil.
+	partial partialLimiter
+	// readyCheck is cfg.Store's readiness check, if it has one (primaryready.go).
+	readyCheck readyChecker
+	// draining is set by Handlers.Drain: /readyz answers 503 (drain.go).
+	draining  drainFlag
+	dbBreaker breaker // of the database
+	policy    string
+	policyHdr []string // {policy}: see fixedHeader
+	hsts      bool
+	openapi   []byte
+	downloads http.Handler // the /developers/ site; nil without Config.DownloadsDir
+	log       *slog.Logger
+	accessOut io.Writer // Config.AccessLog
+	now       func() time.Time
+	metrics   *telemetry.Metrics
+	tracer    trace.Tracer
 }

@@ -51,7 +51,8 @@ var (
 	qInsightsByAccount     = query("insights_by_account")
 	qInsightsSeek          = query("insights_seek")
 	qInsightsByAccountSeek = query("insights_by_account_seek")
-	qReplicaLag            = query("replica_lag") // Routed's check of each replica
+	qReplicaLag            = query("replica_lag")   // Routed's check of each replica
+	qPrimaryCheck          = query("primary_check") // CheckPrimary, on the primary's connections
 )
 
 // metaCols is the number of meta columns that lead each row of a

@@ -104,6 +104,10 @@ func (s *Store) Close() {
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
+// Ready reports whether the database answers and, on PostgreSQL, is a
+// writable primary (CheckPrimary, primarycheck.go): /readyz's check.
+func (s *Store) Ready(ctx context.Context) error { return s.CheckPrimary(ctx) }
+
 // AccountsPage returns the organization's meta and a page of its accounts,
 // ordered by id. On PostgreSQL both come from one statement, which also
 // reads pre's key-state epoch (pre, if not nil; only on PostgreSQL). The caller

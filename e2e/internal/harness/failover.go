@@ -154,7 +154,8 @@ func RedisCLI(addr string, args ...string) (string, error) {
 // RedisFailoverCluster is a Redis Cluster of three masters, each with one
 // replica (`redis-cli --cluster create … --cluster-replicas 1`), with a
 // node timeout of 2 s: a master killed is replaced by its replica a few
-// seconds later.
+// seconds later. cluster-require-full-coverage is off, so that the other
+// masters keep serving their slots meanwhile.
 type RedisFailoverCluster struct {
 	URL   string // the limiter's Cluster form, seeded with the three masters
 	Nodes []*RedisProc
@@ -206,6 +207,12 @@ func StartRedisFailoverCluster(dir string) (*RedisFailoverCluster, error) {
 			os.Remove(conf) //nolint:errcheck // an earlier attempt's
 			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 				"--cluster-enabled", "yes", "--cluster-config-file", conf, "--cluster-node-timeout", "2000",
+				// The setting a Cluster needs for a lost master to be a
+				// partial outage (api-server README, "Readiness on a
+				// Cluster"): with the default (yes), every node refuses
+				// every key (CLUSTERDOWN) while any slot is unserved, from
+				// the master's FAIL to its replica's promotion.
+				"--cluster-require-full-coverage", "no",
 				"--dir", d, "--save", "", "--appendonly", "no", "--logfile", log}, nil
 		})
 		if err != nil {

@@ -24,7 +24,11 @@ type Server struct {
 func StartServer(bin string, port int, env []string, args ...string) (*Server, error) {
 	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Logs: &SyncBuffer{}, done: make(chan error, 1)}
 	s.cmd = exec.Command(bin, args...)
-	s.cmd.Env = append(os.Environ(), env...)
+	// No drain on SIGTERM (svc-api's --drain-delay, 5 s by default) unless
+	// the test asks for one: no load balancer watches these replicas, and
+	// every stop would wait it out. A test's own SVC_DRAIN_DELAY comes
+	// later in the list and wins.
+	s.cmd.Env = append(append(os.Environ(), "SVC_DRAIN_DELAY=0"), env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.Logs, s.Logs
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
