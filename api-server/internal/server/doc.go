@@ -48,6 +48,9 @@
 //   - refusals.go: per-IP refusals remembered until the bucket has room.
 //   - clientip.go: the per-IP bucket of a client (IPv6 by prefix);
 //     connlimit.go: the per-IP connection cap (LimitListener).
+//   - limiternodes.go: a Redis Cluster limiter breaks per master, not
+//     through breaker.go; primaryready.go: the store's writable-primary
+//     check in /readyz; drain.go: /readyz 503 while serve drains.
 //   - health.go: /healthz and /readyz (terse; the detail for the metrics
 //     listener), and the failure log written once a second.
 //   - observe.go: metrics and traces of a request; accesslog.go the access
