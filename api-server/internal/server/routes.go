@@ -94,6 +94,7 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), s.listAccounts)
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), s.listCampaigns)
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), s.listInsights)
+	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
 	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail)}, nil
 }
 
