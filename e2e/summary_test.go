@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -491,6 +492,8 @@ func TestSummaryServer(t *testing.T) {
 				t.Errorf("the data lacks rows without purchase evidence (%v) or yen without decimals (%v), or few groups (%d)", unavailable, yen, groups)
 			}
 			summaryErrors(t, d, accounts[1:])
+			t.Run("CLI", func(t *testing.T) { summaryCLI(t, d) })
+			t.Run("MCP", func(t *testing.T) { summaryMCP(t, d, rows) })
 		})
 	}
 }
@@ -560,5 +563,113 @@ func summaryErrors(t *testing.T, d summaryDemo, accounts []string) {
 		if resp.StatusCode != tc.status {
 			t.Errorf("%s ?%s: %d, want %d", tc.method, tc.query, resp.StatusCode, tc.status)
 		}
+	}
+}
+
+// summaryCLI: `svc insights --summary` through the endpoint gives, per
+// currency and level, the rows, spend, impressions and clicks that the
+// client-side code of 95c3747 gives (svc's fallback, taken here through a
+// proxy that answers 404 to GET /insights/summary, as a svc-api before
+// issue 34 does) over the same rows of the last 30 days; the output says
+// which way it went.
+func summaryCLI(t *testing.T, d summaryDemo) {
+	target, err := url.Parse(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/insights/summary") {
+			svctest.WriteError(w, http.StatusNotFound, svctest.MessageNoEndpoint)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer old.Close()
+	type figures struct {
+		Currency, Level, Spend string
+		Rows                   int
+		Impressions, Clicks    int64
+	}
+	run := func(site string) ([]figures, string) {
+		env := []string{"SVC_SITE_URL=" + site, "SVC_API_KEY=" + d.key, "NO_COLOR=1", "HOME=" + t.TempDir()}
+		out, errOut, code, err := harness.Run(t.Context(), d.bins.CLI, env, "", "insights", "--summary", "-o", "json")
+		if err != nil || code != 0 {
+			t.Fatalf("svc insights --summary at %s: exit %d %v\n%s", site, code, err, errOut)
+		}
+		var f []figures
+		if err := json.Unmarshal([]byte(out), &f); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return f, errOut
+	}
+	endpoint, errEndpoint := run(d.url)
+	client, errClient := run(old.URL)
+	if len(endpoint) != 6 {
+		t.Fatalf("%d groups through the endpoint, want 3 currencies × 2 levels: %+v", len(endpoint), endpoint)
+	}
+	if diff := cmp.Diff(client, endpoint); diff != "" {
+		t.Errorf("the endpoint's figures differ from the client-side totals (-client +endpoint):\n%s", diff)
+	}
+	if strings.Contains(errEndpoint, "does not offer GET /insights/summary") || !strings.Contains(errClient, "does not offer GET /insights/summary") {
+		t.Errorf("stderr through the endpoint %q, through the old service %q", errEndpoint, errClient)
+	}
+}
+
+// summaryMCP: the MCP tool svc_insights_summary answers "spend per account
+// last week" (the last whole ISO week) from the demo in one call, in both
+// protocol eras of the TypeScript client: its structuredContent validates
+// against the tool's output schema and holds the oracle's groups, computed
+// from the listed rows of that week, and its text states the period, the
+// level and every currency.
+func summaryMCP(t *testing.T, d summaryDemo, rows []harness.SummaryRow) {
+	monday := today().AddDate(0, 0, -((int(today().Weekday())+6)%7)-7)
+	from, to := monday.Format(time.DateOnly), monday.AddDate(0, 0, 6).Format(time.DateOnly)
+	var week []harness.SummaryRow
+	for _, r := range rows {
+		var row struct{ Date string }
+		if err := json.Unmarshal(r.JSON, &row); err != nil {
+			t.Fatal(err)
+		}
+		if day := row.Date[:10]; day >= from && day <= to {
+			week = append(week, r)
+		}
+	}
+	want, err := harness.ExpectedSummary(week, "account", "account")
+	if err != nil || len(want) < 2 {
+		t.Fatalf("oracle: %d groups, %v", len(want), err)
+	}
+	args := map[string]any{"level": "account", "groupBy": "account", "from": from, "to": to}
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) {
+			res := runSession(t, map[string]any{
+				"command": d.bins.CLI, "args": []string{"mcp"}, "era": era,
+				"calls": []map[string]any{{"tool": "svc_insights_summary", "arguments": args}},
+				"env":   map[string]string{"SVC_API_KEY": d.key, "SVC_SITE_URL": d.url, "PATH": os.Getenv("PATH"), "HOME": t.TempDir()},
+			})
+			if len(res.Results) != 1 || res.Results[0].Error != "" || res.Results[0].IsError {
+				t.Fatalf("results %+v", res.Results)
+			}
+			r := res.Results[0]
+			if err := validateOutput(t, toolByName(res.Tools, "svc_insights_summary"), r.StructuredContent); err != nil {
+				t.Errorf("structuredContent does not match the output schema: %v", err)
+			}
+			if r.StructuredContent["complete"] != true {
+				t.Errorf("one call does not answer it: complete %v", r.StructuredContent["complete"])
+			}
+			if diff := cmp.Diff(want, tableRows(t, r.StructuredContent)); diff != "" {
+				t.Errorf("rows differ from the oracle's (-oracle +tool):\n%s", diff)
+			}
+			head, table, _ := strings.Cut(r.Text, "\n")
+			if !strings.Contains(head, "period "+from+".."+to+" (UTC days), totals of account-level insight rows by account, one currency and one level a row") {
+				t.Errorf("first line: %s", head)
+			}
+			for _, g := range want {
+				c := g.(map[string]any)["currency"].(string)
+				if !strings.Contains("\n"+table, "\n"+c+"\t") && !strings.Contains(table, "currency="+c) {
+					t.Errorf("the text does not state %s:\n%s", c, table)
+				}
+			}
+		})
 	}
 }
