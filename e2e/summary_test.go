@@ -21,12 +21,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The insight summaries (issue 34) before svc-api answers them: the clients
-// are tested against sdk-go's svctest, so svctest's summaries must be what
-// api-server/openapi.yaml describes. These tests hold them to the document
-// (kin-openapi, every answer) and to harness.ExpectedSummary, the oracle
-// that computes a summary from the listed rows by itself; the server's
-// tests are to call the same oracle with the rows svc-api lists.
+// The insight summaries (issue 34). The clients are tested against sdk-go's
+// svctest, so svctest's summaries must be what api-server/openapi.yaml
+// describes: the first tests hold them to the document (kin-openapi, every
+// answer) and to harness.ExpectedSummary, the oracle that computes a summary
+// from the listed rows by itself. TestSummaryServer holds svc-api to the
+// same oracle with the rows svc-api lists, on SQLite and PostgreSQL, and
+// runs the CLI and the MCP tool against it.
 
 // summaryFixtures are the fixture files the clients' tests serve with
 // svctest: the double's fixtures and the demo's rows of svc-cli's test.
@@ -210,8 +211,8 @@ func TestSummaryExamplesAreTheDemos(t *testing.T) {
 // fixtures served by svctest: one call answers it completely, its
 // structuredContent validates against the tool's output schema (Ajv in the
 // client, and ours), its rows are the oracle's, and its text states the
-// period, the level and the grouping. The same against `svc-api demo` is
-// for when svc-api has the endpoint (MCPClients).
+// period, the level and the grouping. The same against `svc-api demo`:
+// TestSummaryServer (summaryMCP).
 func TestMCPSummaryBothEras(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "svc")
@@ -280,6 +281,7 @@ func TestMCPSummaryBothEras(t *testing.T) {
 // so that reading every row and every summary is not refused.
 type summaryDemo struct {
 	backend, url, key string
+	dbURL             string // the demo's database, for keys-admin
 	bins              harness.Binaries
 }
 
@@ -302,10 +304,13 @@ func startSummaryDemos(t *testing.T) []summaryDemo {
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"demo", "--data-dir", t.TempDir(), "--listen", fmt.Sprintf("127.0.0.1:%d", port),
+		dataDir := t.TempDir()
+		dbURL := "sqlite:" + filepath.Join(dataDir, "demo.db")
+		args := []string{"demo", "--data-dir", dataDir, "--listen", fmt.Sprintf("127.0.0.1:%d", port),
 			"--limit-key-per-minute", "1000000", "--limit-org-per-minute", "1000000", "--limit-ip-per-minute", "1000000"}
 		if backend == "postgres" {
 			args = append(args, "--database-url", pg)
+			dbURL = pg
 		}
 		srv, err := harness.StartServer(bins.API, port, nil, args...)
 		if err != nil {
@@ -323,7 +328,7 @@ func startSummaryDemos(t *testing.T) []summaryDemo {
 		}) {
 			t.Fatalf("the demo on %s printed no key:\n%s", backend, srv.Logs)
 		}
-		demos = append(demos, summaryDemo{backend: backend, url: srv.URL, key: key, bins: bins})
+		demos = append(demos, summaryDemo{backend: backend, url: srv.URL, key: key, dbURL: dbURL, bins: bins})
 	}
 	return demos
 }
@@ -539,6 +544,19 @@ func summaryErrors(t *testing.T, d summaryDemo, accounts []string) {
 		if !cmp.Equal(bodies[0], bodies[1]) {
 			t.Errorf("%s: svc-api answers %s, svctest %s", q, bodies[0], bodies[1])
 		}
+	}
+	// A key without insights:read (403), created with keys-admin.
+	out, errOut, code, err := harness.Run(t.Context(), d.bins.KeysAdmin, nil, "", "create", "--database-url", d.dbURL,
+		"--org", "org_demo_acme", "--user", "u_demo_acme_owner", "--scopes", "accounts:read,campaigns:read",
+		"--expires-in-days", "1", "--name", "no insights")
+	if err != nil || code != 0 {
+		t.Fatalf("keys-admin create: exit %d %v\n%s", code, err, errOut)
+	}
+	noInsights := strings.TrimSpace(out)
+	resp, body, err := harness.Get(t.Context(), http.DefaultClient, d.url+"/api/v1/developer/insights/summary?level=account", noInsights)
+	var msg struct{ Message string }
+	if err != nil || resp.StatusCode != http.StatusForbidden || json.Unmarshal(body, &msg) != nil || msg.Message != svctest.MessageMissingScope("insights:read") {
+		t.Errorf("a key without insights:read: %v %v %s", resp, err, body)
 	}
 	// The key: missing (401); the method: read-only (405); a credential in
 	// the query (400).
