@@ -3,39 +3,41 @@
 -- 'campaign': the others) dated $4 to $5 (inclusive), grouped by $7
 -- (total, account, campaign, day, week, month) within one currency, in the
 -- API's order (currency, account, campaign in byte order, then the period),
--- each row led by the page's meta (as accounts.sql). Sums are exact:
--- numeric for spend, purchases and purchase values, whose float8 the cast
--- to numeric takes as C's %.15g writes it (openapi.yaml,
--- InsightSummaryGroup); the ratios are computed from these sums in Go
--- (store/summary.go). Purchase figures cover the rows with purchase
--- evidence only, counted beside them.
+-- each row led by the page's meta (as accounts.sql). The rows are read as
+-- their exact per-day sums, insights_daily_sums (one row per organization,
+-- account, campaign or '' for account-level rows, day and currency; kept by
+-- the triggers of migration 20261126150000_insights_daily_sums in the
+-- writing transaction): numeric sums of spend, purchases and purchase
+-- values (a float8 as its numeric cast, C's %.15g: openapi.yaml,
+-- InsightSummaryGroup), with the counts of rows and of rows with purchase
+-- evidence; the sum of numeric sums keeps the most decimal places of the
+-- rows. The ratios are computed from these sums in Go (server/summary.go).
 -- $1 organization, $2 limit, $3 offset (of groups), $4 from, $5 to
 -- (YYYY-MM-DD), $6 level, $7 groupBy.
--- Index: insights_daily_org_date_id_idx (organization_id, date DESC, id),
--- which covers every column read: an index-only range scan of the window.
+-- Index: insights_daily_sums_org_date_idx (organization_id, date).
 WITH g AS (
     SELECT
         currency,
         CASE WHEN $7::text IN ('account', 'campaign') THEN account_id END AS account_id,
-        CASE WHEN $7::text = 'campaign' THEN campaign_id END AS campaign_id,
+        CASE WHEN $7::text = 'campaign' THEN campaign_key END AS campaign_id,
         CASE $7::text
             WHEN 'day' THEN date
             WHEN 'week' THEN date_trunc('week', date::timestamp)::date
             WHEN 'month' THEN date_trunc('month', date::timestamp)::date
         END AS period_start,
-        count(*) AS n_rows,
+        sum(n)::bigint AS n_rows,
         count(DISTINCT date) AS n_days,
         sum(spend) AS spend,
         sum(impressions) AS impressions,
         sum(clicks) AS clicks,
-        count(*) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) AS purchase_rows,
-        sum(purchases::numeric) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) AS purchases,
-        count(*) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS purchase_value_rows,
-        sum(purchase_value::numeric) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS purchase_value,
-        sum(spend) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS value_spend
-    FROM insights_daily
+        sum(purchase_rows)::bigint AS purchase_rows,
+        sum(purchases) AS purchases,
+        sum(purchase_value_rows)::bigint AS purchase_value_rows,
+        sum(purchase_value) AS purchase_value,
+        sum(value_spend) AS value_spend
+    FROM insights_daily_sums
     WHERE organization_id = $1 AND date >= $4::date AND date <= $5::date
-      AND (campaign_id IS NOT NULL) = ($6::text = 'campaign')
+      AND (campaign_key <> '') = ($6::text = 'campaign')
     GROUP BY 1, 2, 3, 4
 )
 SELECT

@@ -2,31 +2,30 @@
 -- that of meta_by_account.sql).
 -- $1 organization, $2 limit, $3 offset (of groups), $4 from, $5 to, $6
 -- level, $7 groupBy, $8 account id.
--- Index: insights_daily_org_account_date_id_idx (organization_id,
--- account_id, date DESC, id), covering: an index-only range scan.
+-- Index: insights_daily_sums_pkey (organization_id, account_id, …, date).
 WITH g AS (
     SELECT
         currency,
         CASE WHEN $7::text IN ('account', 'campaign') THEN account_id END AS account_id,
-        CASE WHEN $7::text = 'campaign' THEN campaign_id END AS campaign_id,
+        CASE WHEN $7::text = 'campaign' THEN campaign_key END AS campaign_id,
         CASE $7::text
             WHEN 'day' THEN date
             WHEN 'week' THEN date_trunc('week', date::timestamp)::date
             WHEN 'month' THEN date_trunc('month', date::timestamp)::date
         END AS period_start,
-        count(*) AS n_rows,
+        sum(n)::bigint AS n_rows,
         count(DISTINCT date) AS n_days,
         sum(spend) AS spend,
         sum(impressions) AS impressions,
         sum(clicks) AS clicks,
-        count(*) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) AS purchase_rows,
-        sum(purchases::numeric) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) AS purchases,
-        count(*) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS purchase_value_rows,
-        sum(purchase_value::numeric) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS purchase_value,
-        sum(spend) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS value_spend
-    FROM insights_daily
+        sum(purchase_rows)::bigint AS purchase_rows,
+        sum(purchases) AS purchases,
+        sum(purchase_value_rows)::bigint AS purchase_value_rows,
+        sum(purchase_value) AS purchase_value,
+        sum(value_spend) AS value_spend
+    FROM insights_daily_sums
     WHERE organization_id = $1 AND account_id = $8 AND date >= $4::date AND date <= $5::date
-      AND (campaign_id IS NOT NULL) = ($6::text = 'campaign')
+      AND (campaign_key <> '') = ($6::text = 'campaign')
     GROUP BY 1, 2, 3, 4
 )
 SELECT
