@@ -14,9 +14,11 @@ import (
 )
 
 // The summary run (issue 34): GET /insights/summary of organization 0 over
-// the longest window (90 days), campaign-level rows per campaign, from
-// svc-api and, as the baseline, from the same aggregate as plain SQL
-// (baseline.go, baselineSummary): req/s and CPU per request of each under
+// the longest window (90 days), campaign-level rows in total and per
+// campaign, from svc-api and, as the baseline, from the same aggregate as
+// plain SQL through pgx over the rows themselves (baseline.go,
+// baselineSummary; svc-api adds the per-day sums its migration keeps,
+// insights_daily_sums, instead): req/s and CPU per request of each under
 // load, and the p50 of one request at a time with nothing else running,
 // judged against the target of 50 ms.
 //
