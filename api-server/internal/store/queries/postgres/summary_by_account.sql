@@ -25,7 +25,7 @@ WITH g AS (
         sum(value_spend) AS value_spend
     FROM insights_daily_sums
     WHERE organization_id = $1 AND account_id = $8 AND date >= $4::date AND date <= $5::date
-      AND (campaign_key <> '') = ($6::text = 'campaign')
+      AND (campaign_key <> '') = ($6::text = 'campaign') AND n > 0
     GROUP BY 1, 2, 3, 4
 )
 SELECT
