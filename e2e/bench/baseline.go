@@ -36,6 +36,59 @@ const baselineCampaigns = `SELECT id, platform_ad_account_id, name, objective, s
 	daily_budget::text, lifetime_budget::text, synced_at, currency, timezone
 	FROM campaigns WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`
 
+// baselineSummary is GET /insights/summary as plain SQL: the aggregate of
+// svc-api's statement (api-server/internal/store/queries/postgres/summary.sql),
+// its ratios computed in SQL too, rounded with round(…, 4) of a quotient
+// taken at 30 decimal places.
+const baselineSummary = `WITH g AS (
+	SELECT currency,
+		CASE WHEN $4::text IN ('account', 'campaign') THEN account_id END AS account_id,
+		CASE WHEN $4::text = 'campaign' THEN campaign_id END AS campaign_id,
+		CASE $4::text WHEN 'day' THEN date WHEN 'week' THEN date_trunc('week', date::timestamp)::date
+			WHEN 'month' THEN date_trunc('month', date::timestamp)::date END AS period_start,
+		count(*) AS n_rows, count(DISTINCT date) AS n_days, sum(spend) AS spend,
+		sum(impressions) AS impressions, sum(clicks) AS clicks,
+		count(*) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) AS purchase_rows,
+		sum(purchases::numeric) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) AS purchases,
+		count(*) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS purchase_value_rows,
+		sum(purchase_value::numeric) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS purchase_value,
+		sum(spend) FILTER (WHERE purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) AS value_spend
+	FROM insights_daily
+	WHERE organization_id = $1 AND date >= $2::date AND date <= $3::date
+		AND (campaign_id IS NOT NULL) = ($5::text = 'campaign')
+	GROUP BY 1, 2, 3, 4)
+SELECT currency, account_id, campaign_id, to_char(period_start, 'YYYY-MM-DD'), n_rows, n_days, spend::text,
+	impressions::bigint, clicks::bigint,
+	round(clicks::numeric(40, 30) * 100 / NULLIF(impressions, 0), 4)::text,
+	round(spend::numeric(60, 30) / NULLIF(clicks, 0), 4)::text,
+	round(spend::numeric(60, 30) * 1000 / NULLIF(impressions, 0), 4)::text,
+	purchase_rows, purchases::text, purchase_value_rows, purchase_value::text,
+	round(purchase_value::numeric(60, 30) / NULLIF(value_spend, 0), 4)::text
+FROM g
+ORDER BY currency COLLATE "C", account_id COLLATE "C", campaign_id COLLATE "C", g.period_start
+LIMIT $6 OFFSET $7`
+
+type bSummary struct {
+	Level             string  `json:"level"`
+	Currency          string  `json:"currency"`
+	AccountID         *string `json:"accountId"`
+	CampaignID        *string `json:"campaignId"`
+	PeriodStart       *string `json:"periodStart"`
+	Rows              int64   `json:"rows"`
+	Days              int64   `json:"days"`
+	Spend             string  `json:"spend"`
+	Impressions       int64   `json:"impressions"`
+	Clicks            int64   `json:"clicks"`
+	CTR               *string `json:"ctr"`
+	CPC               *string `json:"cpc"`
+	CPM               *string `json:"cpm"`
+	PurchaseRows      int64   `json:"purchaseRows"`
+	Purchases         *string `json:"purchases"`
+	PurchaseValueRows int64   `json:"purchaseValueRows"`
+	PurchaseValue     *string `json:"purchaseValue"`
+	ROAS              *string `json:"roas"`
+}
+
 type bRef struct {
 	Currency string `json:"currency"`
 	Timezone string `json:"timezone"`
@@ -136,6 +189,17 @@ func runBaseline(args []string) error {
 				&x.Impressions, &x.Reach, &x.Clicks, &x.Purchases, &x.PurchaseValue, &x.ROAS)
 			x.Date += "T00:00:00Z"
 			return err
+		}))
+	mux.Handle("GET /api/v1/developer/insights/summary", listHandler(pool, baselineSummary,
+		func(r *http.Request) []any {
+			q := r.URL.Query()
+			return []any{*org, q.Get("from"), q.Get("to"), q.Get("groupBy"), q.Get("level")}
+		},
+		func(rows pgx.Rows, x *bSummary) error {
+			x.Level = "campaign"
+			return rows.Scan(&x.Currency, &x.AccountID, &x.CampaignID, &x.PeriodStart, &x.Rows, &x.Days, &x.Spend,
+				&x.Impressions, &x.Clicks, &x.CTR, &x.CPC, &x.CPM, &x.PurchaseRows, &x.Purchases, &x.PurchaseValueRows,
+				&x.PurchaseValue, &x.ROAS)
 		}))
 	orgOnly := func(*http.Request) []any { return []any{*org} }
 	mux.Handle("GET /api/v1/developer/accounts", listHandler(pool, baselineAccounts, orgOnly,

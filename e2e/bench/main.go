@@ -37,8 +37,9 @@
 //	BENCH_LOG_LEVEL     svc-api's SVC_LOG_LEVEL in the main run (default info)
 //	BENCH_KEEP=1        keep the databases
 //	BENCH_OUT           results directory (default <repo>/bench/results)
-//	BENCH_MODE          all (default: the HTTP runs, then the import run), http, or import
-//	                    (the import run alone; its settings are in importbench.go)
+//	BENCH_MODE          all (default: the HTTP runs, then the import run), http, import
+//	                    (the import run alone; its settings are in importbench.go), or summary
+//	                    (the summary run of summary.go alone, without wrk)
 //
 // `bench tracing` (tracing.go) measures the request path with metrics and
 // traces off and on; `make bench` runs it after the main harness.
@@ -75,8 +76,15 @@ func main() {
 		return
 	}
 	mode := envOr("BENCH_MODE", "all")
+	if mode == "summary" {
+		if err := runSummaryBench(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench summary:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if mode != "all" && mode != "http" && mode != "import" {
-		fmt.Fprintln(os.Stderr, "bench: BENCH_MODE: want all, http or import")
+		fmt.Fprintln(os.Stderr, "bench: BENCH_MODE: want all, http, import or summary")
 		os.Exit(2)
 	}
 	if mode != "import" {

@@ -181,12 +181,19 @@ func report(s settings, res *results) error {
 		w("svc_accounts as MCP tools/call %.0f µs vs the same SDK call %.0f µs (+%.0f µs).\n\n", res.MCP.MCPus, res.MCP.SDKus, res.MCP.MCPus-res.MCP.SDKus)
 	}
 
+	w("Summary (issue 34): the /insights/summary rows above are svc-api and, as the baseline, the same aggregate as " +
+		"plain SQL through pgx (`bench baseline`); one request at a time, with nothing else running, p50 ")
+	for _, ep := range summaryEndpoints(res.Started) {
+		w("%s: svc-api %s ms, plain SQL %s ms; ", ep.Name, ms(res.SummaryP50["svc-api"][ep.Name]), ms(res.SummaryP50["baseline"][ep.Name]))
+	}
+	w("target ≤ %d ms.\n\n", summaryTargetMS)
+
 	issue, other := targets(res, sizes)
 	res.Targets = nil
 	for _, g := range []struct {
 		title string
 		ts    []target
-	}{{"Targets (issue 21, point 7)", issue}, {"Other checks", other}} {
+	}{{"Targets (issue 21, point 7)", issue}, {"Targets (issue 34: the summary)", summaryTargets(res.SummaryP50)}, {"Other checks", other}} {
 		w("%s:\n\n| target | measured | result |\n|---|---:|---|\n", g.title)
 		for _, t := range g.ts {
 			w("| %s | %s | **%s** |\n", t.name, t.value, verdict(t))

@@ -109,8 +109,11 @@ type results struct {
 	HelpMS    float64                          `json:"svc_help_ms"`
 	AccountMS float64                          `json:"svc_accounts_json_ms"`
 	MCP       mcpResult                        `json:"mcp"`
-	Targets   []targetResult                   `json:"targets"`
-	Notes     []string                         `json:"notes"`
+	// SummaryP50 is the p50 of the summary endpoints one request at a time,
+	// per server (summary.go; issue 34).
+	SummaryP50 summaryP50     `json:"summary_p50_ms"`
+	Targets    []targetResult `json:"targets"`
+	Notes      []string       `json:"notes"`
 }
 
 type mcpResult struct {
@@ -166,6 +169,7 @@ func runSize(ctx context.Context, r *rig, res *results, rows int) error {
 	eps := endpoints(r.today, 0, 10000)
 	if main {
 		eps = append(endpoints(r.today, 0, 5000, 10000), listEndpoints()...)
+		eps = append(eps, summaryEndpoints(r.today)...) // issue 34: svc-api and the same aggregate as plain SQL
 		res.Order = nil
 		for _, ep := range eps {
 			res.Order = append(res.Order, ep.Name)
@@ -198,6 +202,12 @@ func runSize(ctx context.Context, r *rig, res *results, rows int) error {
 				measured[name] = map[string]loadResult{}
 			}
 			measured[name][ep.Name] = lr
+		}
+	}
+	if main {
+		// The summary alone, one request at a time: nothing else running.
+		if res.SummaryP50, err = measureP50(ctx, servers, summaryEndpoints(r.today), 101); err != nil {
+			return err
 		}
 	}
 	m := measured["svc-api"]

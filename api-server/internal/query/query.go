@@ -18,6 +18,9 @@ const (
 	Accounts Endpoint = iota
 	Campaigns
 	Insights
+	// Summary is GET /insights/summary: Insights' parameters, level and
+	// groupBy (summary.go).
+	Summary
 )
 
 // Limits of SPEC §4 and §8.
@@ -40,13 +43,18 @@ type Params struct {
 	Offset    int
 	AccountID string // empty: every account of the organization
 	From, To  string // YYYY-MM-DD, inclusive (insights only)
+	// Level and GroupBy: Summary only (summary.go).
+	Level, GroupBy string
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 
 func allowed(ep Endpoint) []string {
-	if ep == Insights {
+	switch ep {
+	case Insights:
 		return []string{"limit", "offset", "accountId", "from", "to"}
+	case Summary:
+		return []string{"limit", "offset", "accountId", "from", "to", "level", "groupBy"}
 	}
 	return []string{"limit", "offset", "accountId"}
 }
@@ -103,7 +111,10 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 		}
 		p.AccountID = v
 	}
-	if ep == Insights {
+	if ep == Summary {
+		problems = summary(&p, values, problems)
+	}
+	if ep == Insights || ep == Summary {
 		problems = dates(&p, values, now, problems)
 	}
 	return p, problems

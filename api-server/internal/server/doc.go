@@ -40,6 +40,8 @@
 //   - state.go: reqState, what the pipeline learns about a request, and the
 //     response headers set without an allocation each.
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
+//   - summary.go: GET /insights/summary, steps 7 to 9 over the store's
+//     groups (one currency and one level an item), paged like the lists.
 //   - handlers.go: steps 7 to 9; encode.go the pooled, reflection-free
 //     encoding of a page; wire.go the envelope's meta and the error body.
 //   - errors.go: the one mapping of errors to answers (handleError, fail).

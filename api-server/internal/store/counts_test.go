@@ -21,7 +21,8 @@ import (
 // import's), UPDATE moving rows between days and accounts, DELETE, cascaded
 // DELETE, COPY under session_replication_role = replica (the bench
 // generator's), concurrent writers, TRUNCATE; and the migration counts the
-// rows that were there before it.
+// rows that were there before it. So do the exact per-day sums of the
+// summary (insights_daily_sums).
 func TestDayCountsFollowEveryWrite(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -55,6 +56,10 @@ func TestDayCountsFollowEveryWrite(t *testing.T) {
 			if wrong != 0 {
 				t.Errorf("after %s: %s differs from the rows (%d groups wrong, %d rows)", step, c.table, wrong, total)
 			}
+		}
+		// The summary's per-day sums (issue 34) follow every write too.
+		if n, wrong := sumsDiff(t, b); wrong != 0 {
+			t.Errorf("after %s: insights_daily_sums differs from the rows (%d of %d keys wrong)", step, wrong, n)
 		}
 	}
 	insert := func(prefix, org, acc string, n, days int, onConflict string) {

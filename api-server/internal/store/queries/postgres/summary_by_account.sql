@@ -1,0 +1,41 @@
+-- summary_by_account: summary.sql for the rows of account $8 (its meta
+-- that of meta_by_account.sql).
+-- $1 organization, $2 limit, $3 offset (of groups), $4 from, $5 to, $6
+-- level, $7 groupBy, $8 account id.
+-- Index: insights_daily_sums_pkey (organization_id, account_id, …, date).
+WITH g AS (
+    SELECT
+        currency,
+        CASE WHEN $7::text IN ('account', 'campaign') THEN account_id END AS account_id,
+        CASE WHEN $7::text = 'campaign' THEN campaign_key END AS campaign_id,
+        CASE $7::text
+            WHEN 'day' THEN date
+            WHEN 'week' THEN date_trunc('week', date::timestamp)::date
+            WHEN 'month' THEN date_trunc('month', date::timestamp)::date
+        END AS period_start,
+        sum(n)::bigint AS n_rows,
+        count(DISTINCT date) AS n_days,
+        sum(spend) AS spend,
+        sum(impressions) AS impressions,
+        sum(clicks) AS clicks,
+        sum(purchase_rows)::bigint AS purchase_rows,
+        sum(purchases) AS purchases,
+        sum(purchase_value_rows)::bigint AS purchase_value_rows,
+        sum(purchase_value) AS purchase_value,
+        sum(value_spend) AS value_spend
+    FROM insights_daily_sums
+    WHERE organization_id = $1 AND account_id = $8 AND date >= $4::date AND date <= $5::date
+      AND (campaign_key <> '') = ($6::text = 'campaign') AND n > 0
+    GROUP BY 1, 2, 3, 4
+)
+SELECT
+    (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
+    (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $8) AS account_found,
+    (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    currency, account_id, campaign_id, to_char(period_start, 'YYYY-MM-DD') AS period_start,
+    n_rows, n_days, spend::text AS spend, impressions::bigint AS impressions, clicks::bigint AS clicks,
+    purchase_rows, purchases::text AS purchases, purchase_value_rows, purchase_value::text AS purchase_value,
+    value_spend::text AS value_spend
+FROM g
+ORDER BY currency COLLATE "C", account_id COLLATE "C", campaign_id COLLATE "C", g.period_start
+LIMIT $2 OFFSET $3
