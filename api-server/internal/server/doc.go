@@ -3,7 +3,8 @@
 //
 // # The request pipeline
 //
-// Every GET /api/v1/developer/accounts|campaigns|insights runs the steps of
+// Every GET /api/v1/developer/accounts|campaigns|insights and
+// /insights/summary run the steps of
 // DESIGN §3 in this order (routes.go lists them as the middleware chain):
 //
 //  1. Request id, panic recovery, access log, and the headers of every
