@@ -274,8 +274,8 @@ func testBulkReads(t *testing.T, e *env) {
 		}
 		rows, err := conn.Query(ctx, `SELECT currency, CASE WHEN campaign_id IS NULL THEN 'account' ELSE 'campaign' END,
 			count(*), sum(spend)::text, sum(impressions), sum(clicks),
-			CASE WHEN bool_and(purchase_measurement <> 'unavailable' AND purchases IS NOT NULL) THEN sum(purchases)::text END,
-			CASE WHEN bool_and(purchase_measurement <> 'unavailable' AND purchase_value IS NOT NULL) THEN sum(purchase_value)::text END
+			(sum(purchases) FILTER (WHERE purchase_measurement <> 'unavailable'))::text,
+			(sum(purchase_value) FILTER (WHERE purchase_measurement <> 'unavailable'))::text
 			FROM insights_daily WHERE organization_id = $1 AND date BETWEEN $2 AND $3 GROUP BY 1, 2 ORDER BY 1, 2`, orgBulk, from, to)
 		if err != nil {
 			t.Fatal(err)
