@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -90,37 +91,13 @@ func TestSummaryDoubleMatchesContract(t *testing.T) {
 			}
 			rows := summaryRows(f)
 			groups := 0
-			for _, account := range accounts {
-				for _, level := range harness.SummaryLevels {
-					for _, groupBy := range harness.SummaryGroupBys {
-						q := url.Values{"level": {level}, "groupBy": {groupBy}, "limit": {"7"}}
-						if account != "" {
-							q.Set("accountId", account)
-						}
-						if groupBy == "campaign" && level == "account" {
-							if status, body := get(q); status != http.StatusBadRequest {
-								t.Errorf("%s: %d %s, want 400", q.Encode(), status, body)
-							}
-							continue
-						}
-						var mine []harness.SummaryRow
-						for _, r := range rows {
-							if account == "" || r.AccountID == account {
-								mine = append(mine, r)
-							}
-						}
-						want, err := harness.ExpectedSummary(mine, level, groupBy)
-						if err != nil {
-							t.Fatal(err)
-						}
-						got := readGroups(t, get, q)
-						if diff := cmp.Diff(want, got); diff != "" {
-							t.Errorf("%s: svctest differs from the oracle (-oracle +svctest):\n%s", q.Encode(), diff)
-						}
-						groups += len(got)
-					}
+			forEachSummaryCase(t, accounts, rows, url.Values{"limit": {"7"}}, get, func(q url.Values, level string, want []any) {
+				got := readGroups(t, get, q)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: svctest differs from the oracle (-oracle +svctest):\n%s", q.Encode(), diff)
 				}
-			}
+				groups += len(got)
+			})
 			if groups == 0 {
 				t.Fatal("no group in any summary: the test would prove nothing")
 			}
@@ -429,51 +406,27 @@ func TestSummaryServer(t *testing.T) {
 				t.Fatalf("%d rows listed for the organization, %d per account", len(all), len(rows))
 			}
 			groups := 0
-			for _, account := range accounts {
-				for _, level := range harness.SummaryLevels {
-					for _, groupBy := range harness.SummaryGroupBys {
-						q := url.Values{"level": {level}, "groupBy": {groupBy}, "from": window["from"], "to": window["to"]}
-						if account != "" {
-							q.Set("accountId", account)
-						}
-						if groupBy == "campaign" && level == "account" {
-							if status, body := get(q); status != http.StatusBadRequest {
-								t.Errorf("%s: %d %s, want 400", q.Encode(), status, body)
-							}
-							continue
-						}
-						var mine []harness.SummaryRow
-						for _, r := range rows {
-							if account == "" || r.AccountID == account {
-								mine = append(mine, r)
-							}
-						}
-						want, err := harness.ExpectedSummary(mine, level, groupBy)
-						if err != nil {
-							t.Fatal(err)
-						}
-						q.Set("limit", "100")
-						got := readGroups(t, get, q)
-						if diff := cmp.Diff(want, got); diff != "" {
-							t.Errorf("%s: svc-api differs from the oracle (-oracle +svc-api):\n%s", q.Encode(), diff)
-						}
-						q.Set("limit", "7")
-						if paged := readGroups(t, get, q); !cmp.Equal(got, paged) {
-							t.Errorf("%s: pages of 7 groups differ from pages of 100:\n%s", q.Encode(), cmp.Diff(got, paged))
-						}
-						for _, g := range got {
-							item := g.(map[string]any)
-							if item["level"] != level {
-								t.Errorf("%s: an item of level %v", q.Encode(), item["level"])
-							}
-							if a, ok := item["accountId"].(string); ok && currencyOf[a] != item["currency"] {
-								t.Errorf("%s: account %s (%s) in an item of %v", q.Encode(), a, currencyOf[a], item["currency"])
-							}
-						}
-						groups += len(got)
+			forEachSummaryCase(t, accounts, rows, url.Values{"from": window["from"], "to": window["to"]}, get, func(q url.Values, level string, want []any) {
+				q.Set("limit", "100")
+				got := readGroups(t, get, q)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: svc-api differs from the oracle (-oracle +svc-api):\n%s", q.Encode(), diff)
+				}
+				q.Set("limit", "7")
+				if paged := readGroups(t, get, q); !cmp.Equal(got, paged) {
+					t.Errorf("%s: pages of 7 groups differ from pages of 100:\n%s", q.Encode(), cmp.Diff(got, paged))
+				}
+				for _, g := range got {
+					item := g.(map[string]any)
+					if item["level"] != level {
+						t.Errorf("%s: an item of level %v", q.Encode(), item["level"])
+					}
+					if a, ok := item["accountId"].(string); ok && currencyOf[a] != item["currency"] {
+						t.Errorf("%s: account %s (%s) in an item of %v", q.Encode(), a, currencyOf[a], item["currency"])
 					}
 				}
-			}
+				groups += len(got)
+			})
 			// What the rules are about is in the data.
 			q := url.Values{"level": {"campaign"}, "from": window["from"], "to": window["to"]}
 			_, body := get(q)
@@ -689,5 +642,43 @@ func summaryMCP(t *testing.T, d summaryDemo, rows []harness.SummaryRow) {
 				}
 			}
 		})
+	}
+}
+
+// forEachSummaryCase runs check for every account ("" for the whole
+// organization), level and groupBy, with base's parameters and the oracle's
+// groups over the rows of that account; a groupBy of campaign at the account
+// level must be refused with 400 instead.
+func forEachSummaryCase(t *testing.T, accounts []string, rows []harness.SummaryRow, base url.Values,
+	get func(url.Values) (int, []byte), check func(q url.Values, level string, want []any)) {
+	t.Helper()
+	for _, account := range accounts {
+		for _, level := range harness.SummaryLevels {
+			for _, groupBy := range harness.SummaryGroupBys {
+				q := maps.Clone(base)
+				q.Set("level", level)
+				q.Set("groupBy", groupBy)
+				if account != "" {
+					q.Set("accountId", account)
+				}
+				if groupBy == "campaign" && level == "account" {
+					if status, body := get(q); status != http.StatusBadRequest {
+						t.Errorf("%s: %d %s, want 400", q.Encode(), status, body)
+					}
+					continue
+				}
+				var mine []harness.SummaryRow
+				for _, r := range rows {
+					if account == "" || r.AccountID == account {
+						mine = append(mine, r)
+					}
+				}
+				want, err := harness.ExpectedSummary(mine, level, groupBy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(q, level, want)
+			}
+		}
 	}
 }
