@@ -22,10 +22,11 @@ import (
 // the limiter, so that nothing waits here behind a stalled limit store, and a
 // request waits at most the database deadline (then 503 with Retry-After: a
 // stalled database must not make the queue grow without end). A client that
-// leaves while waiting is logged as 499 at info.
-func (s *Server) admit(c *gin.Context) {
+// leaves while waiting is logged as 499 at info. It returns false when it
+// has answered; serve gives an admitted request's place back (leave).
+func (s *Server) admit(c *gin.Context, st *reqState) bool {
 	if s.gate == nil {
-		return
+		return true
 	}
 	var t0 time.Time
 	if s.metrics != nil {
@@ -46,25 +47,23 @@ func (s *Server) admit(c *gin.Context) {
 	if err != nil {
 		if clientGone(c.Request.Context()) {
 			c.AbortWithStatus(statusClientClosed)
-			return
+			return false
 		}
-		state(c).depFail = true
+		st.depFail = true
 		s.failures.note(c.Request.Context(), s.log, "server busy: no place freed within the database deadline", err, s.now())
-		s.fail(c, http.StatusServiceUnavailable, "the server is busy; try again in a second")
-		return
+		s.refuse(c, http.StatusServiceUnavailable, "the server is busy; try again in a second")
+		return false
 	}
-	st := state(c)
 	st.admitted = true
-	defer s.leave(st)
-	c.Next()
+	return true
 }
 
-// leave gives back the request's place in the admission gate, once: the
-// handler leaves as soon as its page is read and its key settled (the page
+// leave gives back the request's place in the admission gate, once:
+// readRows leaves as soon as the rows are read and the key checked (the page
 // is in memory, its connection back in the pool, and the key's state read
 // again if its epoch moved), so that encoding the page and writing it to a
-// client, however slow that client reads, hold no place; admit leaves for
-// a request that ended before.
+// client, however slow that client reads, hold no place;
+// serve leaves for a request that ended before.
 func (s *Server) leave(st *reqState) {
 	if st.admitted {
 		st.admitted = false

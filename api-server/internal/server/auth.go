@@ -1,8 +1,10 @@
 package server
 
 // DESIGN §3 steps 4 and 6, authentication and authorization: every decision
-// that answers 401 or 403 is in this file (authenticate, authenticated,
-// refuseKey, authorize, settle, confirm).
+// that answers 401 or 403 is in this file (bearer, lookUp, authenticated,
+// refuseKey, authorize, checkKeyWithRows, checkKeyAlone, acceptKey). A
+// key's state is checked before anything else is refused (refuse, errors.go)
+// and before rows are given (readRows, serve.go).
 
 import (
 	"context"
@@ -17,29 +19,38 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// authenticate is step 4's lookup of the bearer key: a key whose identity
-// this process resolved before comes back pending (pd; its state is read
-// with the page, settle), any other is looked up in the database now (p).
-// A missing or non-Bearer Authorization header is keys.ErrUnauthenticated
-// without a lookup. protect (limits.go) calls it before its one limiter
-// call, and answers through authenticated.
-func (s *Server) authenticate(c *gin.Context) (p *keys.Principal, pd *keys.Pending, err error) {
+// bearer is the key of the Authorization header ("" when there is none or
+// its scheme is not Bearer) and, when this process resolved that key
+// before, its pending lookup (keys.Pending: its state is read with the
+// rows, checkKeyWithRows); it touches no database.
+func (s *Server) bearer(c *gin.Context) (string, *keys.Pending) {
 	scheme, presented, ok := strings.Cut(c.GetHeader("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return nil, nil, keys.ErrUnauthenticated
+		return "", nil
 	}
 	presented = strings.TrimSpace(presented)
 	if s.known != nil {
 		if pd, ok := s.known.Known(presented); ok {
-			return nil, pd, nil
+			return presented, pd
 		}
+	}
+	return presented, nil
+}
+
+// lookUp is step 4's lookup of a key that bearer did not find pending,
+// in the database now; "" (no Bearer key) is keys.ErrUnauthenticated
+// without a lookup. lookUpThenLimit (limits.go) calls it before its one
+// limiter call, and answers through authenticated.
+func (s *Server) lookUp(c *gin.Context, presented string) (*keys.Principal, error) {
+	if presented == "" {
+		return nil, keys.ErrUnauthenticated
 	}
 	ctx := c.Request.Context()
 	lctx, cancel := context.WithTimeout(ctx, s.dbWait)
-	p, err = s.keys.Lookup(lctx, presented)
+	p, err := s.keys.Lookup(lctx, presented)
 	cancel()
 	s.noteDatabase(ctx, err)
-	return p, nil, err
+	return p, err
 }
 
 // authenticated answers step 4 for a key looked up now (authenticate): the
@@ -65,75 +76,74 @@ func (s *Server) refuseKey(c *gin.Context, err error) bool {
 	switch {
 	case errors.Is(err, keys.ErrUnauthenticated):
 		c.Header("WWW-Authenticate", `Bearer realm="svc"`)
-		s.fail(c, http.StatusUnauthorized, "missing, invalid, revoked or expired API key; send a valid key in the Authorization header (Bearer scheme)")
+		s.refuse(c, http.StatusUnauthorized, "missing, invalid, revoked or expired API key; send a valid key in the Authorization header (Bearer scheme)")
 	case errors.Is(err, keys.ErrIssuerNotAdmin):
-		s.fail(c, http.StatusForbidden, "the key's issuer is no longer an owner or administrator of the organization")
+		s.refuse(c, http.StatusForbidden, "the key's issuer is no longer an owner or administrator of the organization")
 	case errors.As(err, &scopeErr):
-		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+string(scopeErr.Scope)+")")
+		s.refuse(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires ("+string(scopeErr.Scope)+")")
 	case errors.Is(err, keys.ErrScopeMissing): // not from authorize: no scope to name
-		s.fail(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires")
+		s.refuse(c, http.StatusForbidden, "the API key lacks the scope this endpoint requires")
 	default:
 		return false
 	}
 	return true
 }
 
-// authorize is step 6. For a pending key (protectKnown) the scope is
-// checked here and the issuer with the page (settle); a missing scope
-// reads the key's state first (confirm), for 401 before 403.
-func (s *Server) authorize(scope apikey.Scope) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		st := state(c)
-		st.scope = scope
-		if st.pending != nil {
-			if st.pending.Scopes.Has(scope) || s.confirm(c) {
-				c.Next()
-			}
-			return
+// authorize is step 6. A key looked up now is checked whole here; for a
+// pending key only the scope is (its issuer is checked with the rows,
+// checkKeyWithRows), and a missing scope is refused through refuse, which
+// checks the key's state first, for 401 before 403.
+func (s *Server) authorize(c *gin.Context, st *reqState, scope apikey.Scope) bool {
+	st.scope = scope
+	if st.pending != nil {
+		if !st.pending.Scopes.Has(scope) {
+			s.handleError(c, &keys.ScopeError{Scope: scope})
+			return false
 		}
-		if err := st.principal.Authorize(scope); err != nil {
-			s.handleError(c, err)
-			return
-		}
-		c.Next()
+		return true
 	}
+	if err := st.principal.Authorize(scope); err != nil {
+		s.handleError(c, err)
+		return false
+	}
+	return true
 }
 
-// prelude is the request's pending key lookup for the store, or nil.
-func (s *Server) prelude(c *gin.Context) store.Prelude {
-	if pd := state(c).pending; pd != nil {
-		return pd
+// prelude is the request's pending key for the store (store.Prelude: its
+// state is read in the rows' statement), or nil.
+func (st *reqState) prelude() store.Prelude {
+	if st.pending != nil {
+		return st.pending
 	}
 	return nil
 }
 
-// settle reads the pending key lookup that went with the page (pageErr is
-// the page's; when it failed, found answers it): 401 for a key no longer
-// valid, 403 for an issuer no longer an admin. When the page's statement
-// read a key-state epoch other than the one this process remembers the
-// key's state with (the key or its organization's membership changed
-// since), the state is read again, alone, before the answer. It returns
-// false when it has answered.
-func (s *Server) settle(c *gin.Context, pageErr error) bool {
-	st := state(c)
+// checkKeyWithRows checks a pending key with the state its rows' statement
+// read (readErr is the read's; when it failed, readRows answers that, and
+// the key stays pending until refuse): 401 for a key no longer valid, 403
+// for an issuer no longer an admin. When the statement read a key-state
+// epoch other than the one this process remembers the key's state with
+// (the key or its organization's membership changed since), the state is
+// read again, alone, before the answer. It returns false when it has
+// answered.
+func (s *Server) checkKeyWithRows(c *gin.Context, st *reqState, readErr error) bool {
 	pd := st.pending
-	if pd == nil || pageErr != nil {
+	if pd == nil || readErr != nil {
 		return true
 	}
 	if pd.Stale() {
-		return s.confirm(c)
+		return s.checkKeyAlone(c, st)
 	}
 	st.pending = nil
 	p, err := pd.Principal()
-	return s.settled(c, st, p, err)
+	return s.acceptKey(c, st, p, err)
 }
 
-// confirm reads a pending key lookup on its own, for a request refused
-// before its page (a missing scope, a bad query), so that the answer is
-// the one the steps give in order: 401, then 403, then 400. It returns
-// false when it has answered.
-func (s *Server) confirm(c *gin.Context) bool {
-	st := state(c)
+// checkKeyAlone reads a pending key's state on its own (one round trip, or
+// none when it is the one remembered; keys.Pending.Resolve), for a request
+// refused before its rows (refuse) or whose rows read a moved epoch. It
+// returns false when it has answered.
+func (s *Server) checkKeyAlone(c *gin.Context, st *reqState) bool {
 	pd := st.pending
 	if pd == nil {
 		return true
@@ -142,10 +152,13 @@ func (s *Server) confirm(c *gin.Context) bool {
 	ctx, cancel := s.dbContext(c)
 	p, err := pd.Resolve(ctx)
 	cancel()
-	return s.settled(c, st, p, err)
+	return s.acceptKey(c, st, p, err)
 }
 
-func (s *Server) settled(c *gin.Context, st *reqState, p *keys.Principal, err error) bool {
+// acceptKey records a pending key's answer once its state is read: the
+// principal, or 401, 403 (or 503 when the database failed). It returns
+// false when it has answered.
+func (s *Server) acceptKey(c *gin.Context, st *reqState, p *keys.Principal, err error) bool {
 	s.noteDatabase(c.Request.Context(), err)
 	if s.metrics != nil {
 		keyLookupMetric(s.metrics, err)

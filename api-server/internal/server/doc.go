@@ -1,37 +1,48 @@
 // Package server is the read-only HTTP API (New, NewHandlers): gin with an
-// explicit middleware list, one file per step of the request pipeline.
+// explicit middleware list, endpoints declared as values, one function
+// that serves them, and one file per step of the request pipeline.
 //
 // # The request pipeline
 //
-// Every GET /api/v1/developer/accounts|campaigns|insights and
-// /insights/summary run the steps of
-// DESIGN §3 in this order (routes.go lists them as the middleware chain):
+// Each endpoint of the API is a value of the endpoint table (endpoints.go:
+// its path, scope, query parameters, read and notes), and one function,
+// serve (serve.go), serves them all, running the steps of DESIGN §3 in
+// this order, top to bottom:
 //
 //  1. Request id, panic recovery, access log, and the headers of every
-//     response: edge.go (begin, recover, accessLog, headers).
+//     response: edge.go (begin, recover, accessLog, headers), the
+//     middleware of every path.
 //  2. Credentials in the URL or the query string, organization overrides in
 //     the query or a header, two Authorization headers: 400, guard.go
 //     (screen on every path, then guard on the API).
-//  3. Per-IP limit: 429, limits.go (protect).
+//  3. Per-IP limit: 429, limits.go.
 //  4. Bearer key missing, malformed, unknown, revoked or expired: 401,
-//     auth.go (authenticate, authenticated, refuseKey).
-//  5. Per-key and per-organization limits: 429, limits.go (protect).
-//     Admission follows (admit.go): at most MaxInFlight requests past
-//     the limiter, in arrival order.
+//     auth.go (bearer, lookUp, authenticated).
+//  5. Per-key and per-organization limits: 429, limits.go. Admission
+//     follows (admit.go): at most MaxInFlight requests past the limiter,
+//     in arrival order.
 //  6. Issuer no longer an owner or admin, scope missing: 403, auth.go
-//     (authorize, settle, confirm).
-//  7. Query validation: 400 with every problem, handlers.go (page).
-//  8. accountId not in the key's organization: 404, handlers.go (found).
-//  9. 200 with the envelope: handlers.go (list, the one generic list
-//     handler, and respond).
+//     (authorize).
+//  7. Query validation: 400 with every problem (package query).
+//  8. The rows (readRows, the only source of rows, which checks the key
+//     before it gives them), and accountId not in the key's organization:
+//     404.
+//  9. 200 with the envelope (respond).
+//
+// Steps 3 to 5 run in one of two orderings, which serve shows side by
+// side: the sequential one (lookUpThenLimit) for a key this process has
+// not seen, and the known one (limitKnownKey) for a key it resolved
+// before, whose state is then read with its rows on PostgreSQL (store.
+// Prelude, keys.Pending). The comment above shortcut in limits.go explains
+// both, and the one answer in which they differ.
 //
 // Where can a request get 401? Only in auth.go, which holds every decision
 // that answers 401 or 403: errors.go's handleError hands those errors to
-// auth.go's refuseKey, and no other function writes either status.
-//
-// Steps 3 to 5 run in one of two orderings (protect for a key this process
-// has not seen, protectKnown for one it has); the comment on protect in
-// limits.go explains both and the one answer in which they differ.
+// auth.go's refuseKey. The key check cannot be skipped for a key still
+// pending: refuse (errors.go), the only writer of a 4xx or 5xx, checks it
+// before any other refusal (a 503 excepted), and readRows before any rows;
+// TestEveryEndpointChecksTheKey sends refused keys to every endpoint of
+// the table.
 //
 // The query string is inspected once for credentials (screen and guard,
 // whose verdicts the access log reuses) and parsed once by step 7.
@@ -40,12 +51,15 @@
 //
 //   - state.go: reqState, what the pipeline learns about a request, and the
 //     response headers set without an allocation each.
+//   - endpoints.go: the endpoint table and its reads; serve.go: serve,
+//     readRows and respond.
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
-//   - summary.go: GET /insights/summary, steps 7 to 9 over the store's
-//     groups (one currency and one level an item), paged like the lists.
-//   - handlers.go: steps 7 to 9; encode.go the pooled, reflection-free
-//     encoding of a page; wire.go the envelope's meta and the error body.
-//   - errors.go: the one mapping of errors to answers (handleError, fail).
+//   - summary.go: the page of GET /insights/summary, the store's groups
+//     (one currency and one level an item) with their ratios.
+//   - encode.go: the pooled, reflection-free encoding of a page; wire.go
+//     the envelope's meta and the error body.
+//   - errors.go: the one mapping of errors to answers (handleError) and
+//     the one writer of them (refuse).
 //   - breaker.go: the breakers of the limit store and the database (503 at
 //     once while a dependency fails).
 //   - refusals.go: per-IP refusals remembered until the bucket has room.

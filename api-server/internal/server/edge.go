@@ -71,7 +71,7 @@ func (s *Server) recover(c *gin.Context) {
 			}
 			s.log.ErrorContext(c.Request.Context(), "panic", "request_id", state(c).id, "panic", fmt.Sprint(v))
 			if !c.Writer.Written() {
-				s.fail(c, http.StatusInternalServerError, "internal error")
+				s.refuse(c, http.StatusInternalServerError, "internal error")
 			}
 			c.Abort()
 		}

@@ -99,6 +99,11 @@ func (h hookedStore) InsightsPage(ctx context.Context, orgID string, p store.Lis
 	return h.Store.InsightsPage(ctx, orgID, p, pre)
 }
 
+func (h hookedStore) InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error) {
+	h.page()
+	return h.Store.InsightSummary(ctx, orgID, p, pre)
+}
+
 func (h hookedStore) Ping(ctx context.Context) error {
 	if h.onPing != nil {
 		h.onPing()

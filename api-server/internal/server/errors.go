@@ -31,15 +31,15 @@ func (s *Server) handleError(c *gin.Context, err error) {
 	}
 	switch {
 	case errors.Is(err, errAccountNotFound):
-		s.fail(c, http.StatusNotFound, "account not found in the key's organization")
+		s.refuse(c, http.StatusNotFound, "account not found in the key's organization")
 	case errors.Is(err, ratelimit.ErrUnavailable):
 		state(c).depFail = true
 		s.failures.note(c.Request.Context(), s.log, "rate limit store unavailable", err, s.now())
-		s.fail(c, http.StatusServiceUnavailable, "the protection service (rate limiting) is unavailable; reads fail closed, try again later")
+		s.refuse(c, http.StatusServiceUnavailable, "the protection service (rate limiting) is unavailable; reads fail closed, try again later")
 	case errors.Is(err, errDatabaseDown), store.Unavailable(err):
 		state(c).depFail = true
 		s.failures.note(c.Request.Context(), s.log, "database unavailable", err, s.now())
-		s.fail(c, http.StatusServiceUnavailable, "the database is unavailable; reads fail closed, try again later")
+		s.refuse(c, http.StatusServiceUnavailable, "the database is unavailable; reads fail closed, try again later")
 	default:
 		// A bug, or a failure nobody classified: never a dependency's
 		// fault by default. The cause goes to the log, once, with the
@@ -47,7 +47,7 @@ func (s *Server) handleError(c *gin.Context, err error) {
 		id := state(c).id
 		s.log.LogAttrs(c.Request.Context(), slog.LevelError, "internal error",
 			slog.String("request_id", id), slog.String("error", err.Error()))
-		s.fail(c, http.StatusInternalServerError, "internal error (request id "+id+")")
+		s.refuse(c, http.StatusInternalServerError, "internal error (request id "+id+")")
 	}
 }
 
@@ -65,10 +65,22 @@ func clientGone(ctx context.Context) bool {
 // statusClientClosed is nginx's 499: the client closed the request.
 const statusClientClosed = 499
 
-// fail writes the error body of SPEC §7 and stops the pipeline. A refusal
-// closes the connection (a client that is refused does not keep a socket
-// for the idle timeout), and a 503 says when to come back.
-func (s *Server) fail(c *gin.Context, status int, message any) {
+// refuse writes the error body of SPEC §7 and stops the pipeline: it is
+// the only writer of a 4xx or a 5xx. When the request's key is still
+// pending (the known ordering, before its rows), its state is checked
+// first (checkKeyAlone, auth.go), so that a key no longer valid gets its
+// 401 or 403 before any later step's refusal, as DESIGN §3's order says;
+// only a 503, which answers nothing but "not now" and comes from a
+// dependency that failed or a full admission queue, does not wait for the
+// database. A refusal closes the connection (a client that is refused
+// does not keep a socket for the idle timeout), and a 503 says when to
+// come back.
+func (s *Server) refuse(c *gin.Context, status int, message any) {
+	if st := state(c); st.pending != nil && status != http.StatusServiceUnavailable {
+		if !s.checkKeyAlone(c, st) {
+			return // answered: 401, 403, or 503 when the database failed
+		}
+	}
 	h := c.Writer.Header()
 	h.Set("Connection", "close")
 	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {

@@ -20,7 +20,7 @@ import (
 // under a name the guard and the log did not see).
 func (s *Server) screen(c *gin.Context) {
 	if headerBytes(c.Request) > MaxHeaderBytes {
-		s.fail(c, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("the request's headers exceed %d bytes", MaxHeaderBytes))
+		s.refuse(c, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("the request's headers exceed %d bytes", MaxHeaderBytes))
 		return
 	}
 	uri := c.Request.RequestURI
@@ -31,12 +31,12 @@ func (s *Server) screen(c *gin.Context) {
 	case query.CredentialInURL:
 		state(c).redact = true
 		s.chargeIP(c)
-		s.fail(c, http.StatusBadRequest, []string{
+		s.refuse(c, http.StatusBadRequest, []string{
 			"credentials must not be sent in the URL (path or query string); send the key only in the Authorization header (Bearer scheme)"})
 		return
 	case query.EncodedPath:
 		s.chargeIP(c)
-		s.fail(c, http.StatusBadRequest, []string{"percent-encoded characters are not accepted in the path"})
+		s.refuse(c, http.StatusBadRequest, []string{"percent-encoded characters are not accepted in the path"})
 		return
 	}
 	state(c).screened = true
@@ -44,12 +44,12 @@ func (s *Server) screen(c *gin.Context) {
 }
 
 // guard is step 2: credentials in the query string and attempts to choose
-// the organization are refused before anything else runs.
+// the organization are refused before anything else runs. It returns false
+// when it has answered.
 //
 // Requests it refuses still count against their IP's bucket (chargeIP).
-func (s *Server) guard(c *gin.Context) {
+func (s *Server) guard(c *gin.Context, st *reqState) bool {
 	msg := ""
-	st := state(c)
 	st.guarded = true
 	switch r, header := query.GuardAPI(c.Request.URL.RawQuery, c.Request.Header); r {
 	case query.CredentialInQuery:
@@ -64,10 +64,10 @@ func (s *Server) guard(c *gin.Context) {
 	}
 	if msg != "" {
 		s.chargeIP(c)
-		s.fail(c, http.StatusBadRequest, []string{msg})
-		return
+		s.refuse(c, http.StatusBadRequest, []string{msg})
+		return false
 	}
-	c.Next()
+	return true
 }
 
 // chargeIP takes one request from the per-IP bucket for a request refused

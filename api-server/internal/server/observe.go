@@ -191,6 +191,13 @@ func (o observedStore) InsightsPage(ctx context.Context, orgID string, p store.L
 	return m, rows, err
 }
 
+func (o observedStore) InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error) {
+	ctx, sp := child(ctx, o.tracer, "query insight summary")
+	m, groups, err := o.next.InsightSummary(ctx, orgID, p, pre)
+	o.done(sp, "insight summary", err)
+	return m, groups, err
+}
+
 func (o observedStore) Ping(ctx context.Context) error {
 	err := o.next.Ping(ctx)
 	o.done(nil, "ping", err)

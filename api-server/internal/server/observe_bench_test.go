@@ -85,6 +85,10 @@ func (memStore) InsightsPage(context.Context, string, store.ListParams, store.Pr
 	return store.Meta{AccountFound: true}, nil, nil
 }
 
+func (memStore) InsightSummary(context.Context, string, store.SummaryParams, store.Prelude) (store.Meta, []store.SummaryGroup, error) {
+	return store.Meta{AccountFound: true}, nil, nil
+}
+
 func (memStore) Ping(context.Context) error { return nil }
 
 // dropExporter accepts spans and keeps none.

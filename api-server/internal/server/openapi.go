@@ -8,7 +8,7 @@ import (
 
 func (s *Server) openAPI(c *gin.Context) {
 	if len(s.openapi) == 0 {
-		s.fail(c, http.StatusNotFound, "no OpenAPI document configured")
+		s.refuse(c, http.StatusNotFound, "no OpenAPI document configured")
 		return
 	}
 	c.Data(http.StatusOK, "application/json", s.openapi)

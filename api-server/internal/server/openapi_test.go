@@ -40,10 +40,14 @@ func TestOpenAPIAgrees(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" || doc.Info.Version != "1.0.0" {
 		t.Errorf("openapi %s, version %s", doc.OpenAPI, doc.Info.Version)
 	}
-	for path, id := range map[string]string{"/accounts": "readAccountSnapshots", "/campaigns": "readCampaignSnapshots", "/insights": "readInsightSnapshots"} {
-		if got := doc.Paths[path]["get"].OperationID; got != id {
-			t.Errorf("%s: operationId %q, want %q", path, got, id)
+	// The document's paths are the endpoint table's (endpoints.go).
+	for _, ep := range endpoints {
+		if got := doc.Paths[ep.path]["get"].OperationID; got != ep.operation {
+			t.Errorf("%s: operationId %q, want %q", ep.path, got, ep.operation)
 		}
+	}
+	if len(doc.Paths) != len(endpoints) {
+		t.Errorf("openapi.yaml has %d paths, the endpoint table %d", len(doc.Paths), len(endpoints))
 	}
 	// The resources' wire fields come from their declaration (store/schema).
 	wire := map[string][]string{}

@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/downloads"
-	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
-	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/semaphore"
 )
@@ -67,12 +65,12 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	r.Use(s.begin, s.accessLog, s.recover, s.headers, s.screen)
 	r.NoRoute(func(c *gin.Context) {
 		s.chargeIP(c)
-		s.fail(c, http.StatusNotFound, "no such endpoint; see "+BasePath+"/openapi.json")
+		s.refuse(c, http.StatusNotFound, "no such endpoint; see "+BasePath+"/openapi.json")
 	})
 	r.NoMethod(func(c *gin.Context) {
 		s.chargeIP(c)
 		c.Header("Allow", "GET, HEAD")
-		s.fail(c, http.StatusMethodNotAllowed, "method not allowed: this API is read-only and accepts GET and HEAD only")
+		s.refuse(c, http.StatusMethodNotAllowed, "method not allowed: this API is read-only and accepts GET and HEAD only")
 	})
 
 	// get registers h for GET and HEAD (RFC 9110 §9.3.2: HEAD wherever GET
@@ -90,16 +88,11 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 		get(r, downloads.Prefix+":file", site)
 	}
 
-	api := r.Group(BasePath,
-		s.guard,   // 2. credentials in the query, organization overrides, ambiguous headers → 400
-		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401 (auth.go); 5. per-key and per-organization limits → 429 (limits.go)
-		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
-	)
-	// 6. issuer and scope → 403; then 7–9 in the handler.
-	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, s.store.AccountsPage, capNoteAccounts))
-	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
-	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
-	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
+	// The API: steps 2 to 9 in serve (serve.go), one value of endpoints
+	// (endpoints.go) each.
+	for i := range endpoints {
+		get(r, BasePath+endpoints[i].path, s.serve(&endpoints[i]))
+	}
 	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
 }
 

@@ -18,9 +18,10 @@ type reqState struct {
 	id        string
 	start     time.Time
 	principal *keys.Principal
-	// pending is the key's lookup when its identity was known (protect):
-	// it is read in the page's round trip (settle), or alone (confirm)
-	// when the request is refused before its page.
+	// pending is the key's lookup when its identity was known
+	// (limitKnownKey) and its state is not checked yet: it is read in the
+	// rows' round trip (readRows, checkKeyWithRows), or alone
+	// (checkKeyAlone) when the request is refused before its rows.
 	pending *keys.Pending
 	scope   apikey.Scope // checked by authorize
 	limits  [3]ratelimit.Result

@@ -1,72 +1,22 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"math/big"
 
-	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/store"
-	"github.com/gin-gonic/gin"
 )
 
 // GET /insights/summary (openapi.yaml, readInsightSummary; issue 34): the
 // groups of the organization's insight rows, one currency and one level
-// each, summed exactly by the store; the ratios are computed here from
-// those sums. The request takes the pipeline of the lists (routes.go) and
-// is charged as one request.
-
-// SummaryStore is a Store that totals insight rows (*store.Store,
-// *store.Routed). A Store without it answers the summary with a 500.
-type SummaryStore interface {
-	InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error)
-}
+// each, summed exactly by the store (readSummary, endpoints.go); the ratios
+// are computed here from those sums, as the page encodes itself. The
+// request is served as every endpoint is (serve) and charged as one
+// request.
 
 // capNoteSummary is added to Note on a summary page that stops at the offset
 // limit while groups remain.
 const capNoteSummary = " More groups exist beyond the offset limit (10000): nextOffset is null here only because of that limit. Read them per account (accountId) when grouping by account or campaign, or with a narrower date range (from, to) when grouping by day, week or month."
-
-// errNoSummary: the configured Store cannot total rows (a bug of the set-up).
-var errNoSummary = errors.New("the store does not implement InsightSummary")
-
-func (s *Server) insightSummary(c *gin.Context) {
-	q, ok := s.page(c, query.Summary)
-	if !ok {
-		return
-	}
-	ctx, cancel := s.dbContext(c)
-	defer cancel()
-	var (
-		m      store.Meta
-		groups []store.SummaryGroup
-		err    = errNoSummary
-	)
-	if ss, ok := s.store.(SummaryStore); ok {
-		m, groups, err = ss.InsightSummary(ctx, state(c).orgID(), store.SummaryParams{
-			Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
-			Level: q.Level, GroupBy: q.GroupBy,
-		}, s.prelude(c))
-	}
-	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
-	s.leave(state(c))
-	if !settled || !s.found(c, m, err) {
-		return
-	}
-	respond(s, c, q, m, summaryPage{groups: groups, level: q.Level}, capNoteSummary)
-}
-
-// InsightSummary passes the summary on when the observed store has one.
-func (o observedStore) InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error) {
-	ss, ok := o.next.(SummaryStore)
-	if !ok {
-		return store.Meta{}, nil, errNoSummary
-	}
-	ctx, sp := child(ctx, o.tracer, "query insight summary")
-	m, groups, err := ss.InsightSummary(ctx, orgID, p, pre)
-	o.done(sp, "insight summary", err)
-	return m, groups, err
-}
 
 // summaryPage is a page of groups as respond writes it.
 type summaryPage struct {

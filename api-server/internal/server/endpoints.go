@@ -1,0 +1,73 @@
+package server
+
+// The API's endpoints, declared as data: routes.go mounts serve (serve.go)
+// once per value of endpoints, and nothing else answers an API path.
+
+import (
+	"context"
+
+	"github.com/adsnap/svc/api-server/internal/query"
+	"github.com/adsnap/svc/api-server/internal/store"
+	"github.com/adsnap/svc/keys-admin/apikey"
+)
+
+// endpoint is one GET endpoint of the API. Adding one is a value here, its
+// read (a Store method and its SQL in store/queries), and its path in
+// openapi.yaml (TestOpenAPIAgrees holds the table and the document to each
+// other; TestEveryEndpointChecksTheKey sends it refused keys).
+type endpoint struct {
+	// path is under BasePath; operation is its operationId in openapi.yaml.
+	path, operation string
+	// scope is what the key needs (step 6).
+	scope apikey.Scope
+	// params are the query parameters step 7 accepts.
+	params query.Endpoint
+	// read reads the page of rows of a validated query q for the
+	// organization orgID, with pre's key state in the same statement on
+	// PostgreSQL (store.Prelude). serve calls it only through readRows,
+	// which checks the key before it gives the rows to anyone. The page
+	// encodes itself (rowsPage.AppendJSON) and respond wraps it in the
+	// offset-paged envelope of SPEC §4.
+	read readFunc
+	// capNote is added to meta.note when a page stops at the offset limit
+	// while rows remain: how to reach the rest (DESIGN §4).
+	capNote string
+	// example is a query the endpoint answers with 200 for any
+	// organization: the tests' request to every endpoint.
+	example string
+}
+
+// readFunc is an endpoint's read; see endpoint.read.
+type readFunc func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error)
+
+// endpoints are the API's endpoints, in openapi.yaml's order.
+var endpoints = [...]endpoint{
+	{path: "/accounts", operation: "readAccountSnapshots", scope: apikey.ScopeAccountsRead,
+		params: query.Accounts, read: listRead(Store.AccountsPage), capNote: capNoteAccounts},
+	{path: "/campaigns", operation: "readCampaignSnapshots", scope: apikey.ScopeCampaignsRead,
+		params: query.Campaigns, read: listRead(Store.CampaignsPage), capNote: capNoteCampaigns},
+	{path: "/insights", operation: "readInsightSnapshots", scope: apikey.ScopeInsightsRead,
+		params: query.Insights, read: listRead(Store.InsightsPage), capNote: capNoteInsights},
+	{path: "/insights/summary", operation: "readInsightSummary", scope: apikey.ScopeInsightsRead,
+		params: query.Summary, read: readSummary, capNote: capNoteSummary, example: "level=account&groupBy=account"},
+}
+
+// listRead is the read of a list endpoint: a Store *Page method, one page
+// of limit+1 rows (the extra one says whether a next page exists).
+func listRead[P rowsPage](page func(Store, context.Context, string, store.ListParams, store.Prelude) (store.Meta, P, error)) readFunc {
+	return func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+		m, rows, err := page(st, ctx, orgID, store.ListParams{
+			Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To}, pre)
+		return m, rows, err
+	}
+}
+
+// readSummary is the read of GET /insights/summary (summary.go): a page of
+// limit+1 groups.
+func readSummary(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+	m, groups, err := st.InsightSummary(ctx, orgID, store.SummaryParams{
+		Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
+		Level: q.Level, GroupBy: q.GroupBy,
+	}, pre)
+	return m, &summaryPage{groups: groups, level: q.Level}, err
+}
