@@ -1,6 +1,6 @@
 // Package svcmcp is the local stdio MCP server of the stored advertising
-// snapshot developer service, started by `svc mcp`. It offers three
-// read-only tools, the counterparts of the API's endpoints, and calls the
+// snapshot developer service, started by `svc mcp`. It offers four
+// read-only listing tools, the counterparts of the API's endpoints, and calls the
 // API only through the Go SDK (github.com/adsnap/svc/sdk-go):
 //
 //   - svc_accounts: ad accounts (GET /accounts, scope accounts:read)

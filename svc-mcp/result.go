@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// tools holds what the three tool handlers share.
+// tools holds what the tool handlers share.
 type tools struct {
 	client    *svc.Client
 	clientErr error // why client is nil

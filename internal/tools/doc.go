@@ -14,7 +14,9 @@
 //     400 lines and functions of at most 80 (hand-written, non-test Go;
 //     generated files excepted, tables and templates only with a
 //     "sizecheck:table-file" or "sizecheck:table-func" comment saying why):
-//     TestSizes, run by make test.
+//     TestSizes, run by make test; and TestDocFileLists keeps the file lists
+//     of package docs true in every module (a doc.go that names one of its
+//     package's files names them all, and none that is gone).
 //   - the apidiff tool (golang.org/x/exp/cmd/apidiff) for the compatibility
 //     check of `make release-check`, and staticcheck for `make lint`, are
 //     pinned by the tool directives of go.mod.

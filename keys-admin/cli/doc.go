@@ -5,5 +5,5 @@
 // Files:
 //
 //   - cli.go: Main and the commands (migrate, create, list, revoke);
-//   - version.go: the version command.
+//   - version.go: binaryVersion, what the version command (cli.go) reports.
 package cli

@@ -14,5 +14,8 @@
 //   - logbuffer.go: the log's lines written together, off the request path;
 //   - progress.go: import's progress lines;
 //   - pprof.go: the loopback-only profiling listener;
-//   - version.go: the version command and binaryVersion.
+//   - drain.go: --drain-delay's default; primarywatch.go: serve's check,
+//     every second, that the PostgreSQL primary is writable;
+//   - version.go: binaryVersion, what the version command (cli.go)
+//     reports.
 package cli

@@ -9,5 +9,6 @@
 //   - guard.go: ScreenURL (every path), GuardAPI (step 2 on the API) and
 //     AcceptRequestID;
 //   - keyshape.go: KeyShaped and URLHoldsKey, a developer key recognised in
-//     any reading of a URL, without allocating.
+//     any reading of a URL, without allocating;
+//   - summary.go: the parameters of GET /insights/summary (level, groupBy).
 package query

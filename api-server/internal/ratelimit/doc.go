@@ -18,5 +18,8 @@
 //     at a time and the earlier groups' charges given back;
 //   - redisurl.go: NewRedis's URL forms, and the probes (Ping, Probe,
 //     CheckMode);
+//   - nodebreaker.go: on a Redis Cluster, a breaker per master and the
+//     reload of the Cluster's layout after a failure; nodeprobe.go:
+//     ProbeNodes, a limiter request on each master (the readiness detail);
 //   - logging.go: go-redis's log lines through slog, at most one a second.
 package ratelimit

@@ -18,7 +18,11 @@
 //     in one buffer); rows.go: Page, pooled, and its JSON;
 //   - resources_gen.go: written by gen from schema: per resource the row
 //     struct, its decoder, its database/sql scan and its JSON encoder;
+//   - summary.go: InsightSummary, the groups of GET /insights/summary
+//     (summed in one statement on PostgreSQL, here on SQLite);
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
+//     primarycheck.go: CheckPrimary and WatchPrimary, the writable-primary
+//     check of /readyz and of serve;
 //   - errors.go: which errors are the database's unavailability.
 //
 // The page statements select only the columns SPEC §2 returns; the columns
