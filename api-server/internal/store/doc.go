@@ -6,7 +6,10 @@
 //     times), embedded, applied by Migrate after keys-admin's (migrate.go);
 //     models.go: bun models for the snapshot import;
 //   - queries/: every statement the store runs, one SQL file per statement
-//     and dialect, embedded and declared in queries.go;
+//     and dialect, embedded and declared in queries.go; a page statement's
+//     column list is written by gen from schema (between its
+//     "-- generated: … columns" and "-- end" lines), as are openapi.yaml's
+//     resource schemas;
 //   - store.go: Store (New, the *Page methods, ListParams, Meta), and the
 //     reader of each dialect: read_pg.go (pgx, one statement and one round
 //     trip per page, its meta and a Prelude's key-state epoch included) and

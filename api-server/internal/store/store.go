@@ -1,4 +1,5 @@
 //go:generate go run ./gen -target store -o resources_gen.go
+//go:generate go run ./gen -target regions
 
 package store
 

@@ -9,9 +9,12 @@
 // statements are the files of store/queries/; TestQueries checks that
 // their columns are the ones these decoders read). For snapshot it writes
 // the document's insight struct, its validation and the import's column
-// lists.
+// lists. With -target regions it rewrites, in place, the parts of
+// hand-written files that follow from schema (regions.go): the read
+// statements' column lists and openapi.yaml's resource schemas.
 //
 //	go run ./gen -target store -o resources_gen.go
+//	go run ./gen -target regions [-check]
 package main
 
 import (
@@ -27,9 +30,22 @@ import (
 )
 
 func main() {
-	target := flag.String("target", "store", "store or snapshot")
+	target := flag.String("target", "store", "store, snapshot or regions")
 	out := flag.String("o", "", "output file")
+	check := flag.Bool("check", false, "regions: list the stale files, write nothing, exit 1 if any")
 	flag.Parse()
+	if *target == "regions" {
+		stale, err := Regions(*check)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		if *check && len(stale) > 0 {
+			fmt.Fprintln(os.Stderr, "gen: stale, run go generate ./internal/store/:", strings.Join(stale, " "))
+			os.Exit(1)
+		}
+		return
+	}
 	src, err := Generate(*target)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)

@@ -4,9 +4,11 @@
 // `go generate` in store and snapshot writes from it the row structs, the
 // pgx and SQLite row decoders, the JSON encoder, the document struct, its
 // validation and the import's column lists (store/gen). The statements
-// that read the rows are SQL files (store/queries); store's TestQueries
-// checks that they return the declared columns, in order. Nothing reads
-// this package at run time.
+// that read the rows are SQL files (store/queries) whose column lists, and
+// openapi.yaml's resource schemas, store/gen writes in place between
+// marker lines (-target regions; TestGeneratedRegions fails when they are
+// stale); store's TestQueries checks that the statements return the
+// declared columns, in order. Nothing reads this package at run time.
 package schema
 
 // Type is a field's kind of value.
@@ -76,6 +78,9 @@ type Field struct {
 	// Measured: returned only when the resource's measurement field is not
 	// Unmeasured (SPEC §2 rule 1: purchase fields only when measured).
 	Measured bool
+	// Desc is the field's description in openapi.yaml ("" for none), and
+	// Examples its examples there, a YAML flow sequence ("" for none).
+	Desc, Examples string
 }
 
 // Resource is one list resource of the API.
@@ -90,6 +95,13 @@ type Resource struct {
 	Fields                  []Field
 }
 
+// Descriptions in openapi.yaml that several fields share.
+const (
+	untrusted  = "Untrusted third-party text."
+	budget     = "Decimal amount in the account currency, as stored."
+	inCurrency = "Stored decimal value, in the account currency."
+)
+
 // Resources are the API's list resources.
 var Resources = []Resource{Account, Campaign, Insight}
 
@@ -98,11 +110,12 @@ var Account = Resource{
 	Name: "Account", Table: "ad_accounts",
 	Fields: []Field{
 		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true},
-		{Go: "AccountName", JSON: "accountName", Type: Text, Column: "account_name", Read: true},
-		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true},
+		{Go: "AccountName", JSON: "accountName", Type: Text, Column: "account_name", Read: true, Desc: untrusted},
+		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true, Desc: "Account currency."},
 		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true},
 		{Go: "IsActive", JSON: "isActive", Type: Bool, Column: "is_active", Read: true},
-		{Go: "LastSyncAt", JSON: "lastSyncAt", Type: Time, Null: true, Column: "last_sync_at", Read: true},
+		{Go: "LastSyncAt", JSON: "lastSyncAt", Type: Time, Null: true, Column: "last_sync_at", Read: true,
+			Desc: "Time of the last synchronization."},
 	},
 }
 
@@ -111,13 +124,14 @@ var Campaign = Resource{
 	Name: "Campaign", Table: "campaigns",
 	Fields: []Field{
 		{Go: "ID", JSON: "id", Type: Text, Column: "id", Read: true},
-		{Go: "PlatformAdAccountID", JSON: "platformAdAccountId", Type: Text, Column: "platform_ad_account_id", Read: true},
-		{Go: "Name", JSON: "name", Type: Text, Column: "name", Read: true},
+		{Go: "PlatformAdAccountID", JSON: "platformAdAccountId", Type: Text, Column: "platform_ad_account_id", Read: true,
+			Desc: "Identifier of the advertising account at the upstream platform."},
+		{Go: "Name", JSON: "name", Type: Text, Column: "name", Read: true, Desc: untrusted},
 		{Go: "Objective", JSON: "objective", Type: Text, Column: "objective", Read: true},
 		{Go: "Status", JSON: "status", Type: Text, Column: "status", Read: true},
 		{Go: "EffectiveStatus", JSON: "effectiveStatus", Type: Text, Null: true, Column: "effective_status", Read: true},
-		{Go: "DailyBudget", JSON: "dailyBudget", Type: Decimal, Null: true, Column: "daily_budget", Read: true},
-		{Go: "LifetimeBudget", JSON: "lifetimeBudget", Type: Decimal, Null: true, Column: "lifetime_budget", Read: true},
+		{Go: "DailyBudget", JSON: "dailyBudget", Type: Decimal, Null: true, Column: "daily_budget", Read: true, Desc: budget},
+		{Go: "LifetimeBudget", JSON: "lifetimeBudget", Type: Decimal, Null: true, Column: "lifetime_budget", Read: true, Desc: budget},
 		{Go: "SyncedAt", JSON: "syncedAt", Type: Time, Null: true, Column: "synced_at", Read: true},
 		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true, Group: "account"},
 		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true, Group: "account"},
@@ -135,23 +149,27 @@ var Insight = Resource{
 		{Go: "AccountID", JSON: "accountId", Type: Text, Doc: true},
 		{Go: "PlatformAdAccountID", JSON: "platformAdAccountId", Type: Text, Column: "platform_ad_account_id", Read: true},
 		{Go: "AttributionWindow", JSON: "attributionWindow", Type: Text, Column: "attribution_window", Read: true, Doc: true, Check: NonEmpty},
-		{Go: "CampaignID", JSON: "campaignId", Type: Text, Null: true, Column: "campaign_id", Read: true, Doc: true},
-		{Go: "Date", JSON: "date", Type: Date, Column: "date", Read: true, Doc: true},
+		{Go: "CampaignID", JSON: "campaignId", Type: Text, Null: true, Column: "campaign_id", Read: true, Doc: true,
+			Desc: "Null for account-level rows."},
+		{Go: "Date", JSON: "date", Type: Date, Column: "date", Read: true, Doc: true, Desc: "The day (UTC midnight)."},
 		{Go: "SyncedAt", JSON: "syncedAt", Type: Time, Null: true, Column: "synced_at", Read: true, Doc: true},
 		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true, Group: "account"},
 		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true, Group: "account"},
 		{Go: "PurchaseMeasurement", JSON: "purchaseMeasurement", Type: Text, Column: "purchase_measurement", Read: true, Doc: true,
 			Check: OneOf, Enum: []string{"reported_purchase_value", "reported_purchase_count", "unavailable"}},
-		{Go: "Spend", JSON: "spend", Type: Decimal, Column: "spend", Read: true, Doc: true, Check: DecimalText},
-		{Go: "CTR", JSON: "ctr", Type: Decimal, Column: "ctr", Read: true, Doc: true, Check: DecimalText},
-		{Go: "CPC", JSON: "cpc", Type: Decimal, Column: "cpc", Read: true, Doc: true, Check: DecimalText},
-		{Go: "CPM", JSON: "cpm", Type: Decimal, Column: "cpm", Read: true, Doc: true, Check: DecimalText},
+		{Go: "Spend", JSON: "spend", Type: Decimal, Column: "spend", Read: true, Doc: true, Check: DecimalText, Desc: inCurrency},
+		{Go: "CTR", JSON: "ctr", Type: Decimal, Column: "ctr", Read: true, Doc: true, Check: DecimalText, Desc: "Stored decimal value."},
+		{Go: "CPC", JSON: "cpc", Type: Decimal, Column: "cpc", Read: true, Doc: true, Check: DecimalText, Desc: inCurrency},
+		{Go: "CPM", JSON: "cpm", Type: Decimal, Column: "cpm", Read: true, Doc: true, Check: DecimalText, Desc: inCurrency},
 		{Go: "Impressions", JSON: "impressions", Type: Int, Column: "impressions", Read: true, Doc: true, Check: Count},
 		{Go: "Reach", JSON: "reach", Type: Int, Column: "reach", Read: true, Doc: true, Check: Count},
 		{Go: "Clicks", JSON: "clicks", Type: Int, Column: "clicks", Read: true, Doc: true, Check: Count},
-		{Go: "Purchases", JSON: "purchases", Type: Float, Null: true, Column: "purchases", Read: true, Doc: true, Check: Number, Measured: true},
-		{Go: "PurchaseValue", JSON: "purchaseValue", Type: Float, Null: true, Column: "purchase_value", Read: true, Doc: true, Check: Number, Measured: true},
-		{Go: "ROAS", JSON: "roas", Type: Float, Null: true, Column: "roas", Read: true, Doc: true, Check: Number, Measured: true},
+		{Go: "Purchases", JSON: "purchases", Type: Float, Null: true, Column: "purchases", Read: true, Doc: true, Check: Number, Measured: true,
+			Desc: "Null when purchase evidence is unavailable; never inferred from generic conversions.", Examples: "[7]"},
+		{Go: "PurchaseValue", JSON: "purchaseValue", Type: Float, Null: true, Column: "purchase_value", Read: true, Doc: true, Check: Number, Measured: true,
+			Desc: "Null when purchase evidence is unavailable. A 64-bit float (78.45 does not fit a 32-bit one), in the account currency.", Examples: "[78.45]"},
+		{Go: "ROAS", JSON: "roas", Type: Float, Null: true, Column: "roas", Read: true, Doc: true, Check: Number, Measured: true,
+			Desc: "Null when purchase evidence is unavailable. Purchase value divided by spend, a 64-bit float.", Examples: "[2.1534]"},
 		{Go: "Conversions", JSON: "conversions", Type: Int, Null: true, Column: "conversions", Doc: true, DocOmitEmpty: true},
 		{Go: "RawPayload", JSON: "rawPayload", Type: JSON, Column: "raw_payload", Doc: true, DocOmitEmpty: true},
 	},

@@ -24,10 +24,13 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6) AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    -- generated: Insight columns of i (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id,
-    to_char(i.date, 'YYYY-MM-DD') AS date, i.synced_at, i.currency, i.timezone, i.purchase_measurement,
-    i.spend::text AS spend, i.ctr::text AS ctr, i.cpc::text AS cpc, i.cpm::text AS cpm,
-    i.impressions, i.reach, i.clicks, i.purchases, i.purchase_value, i.roas
+    to_char(i.date, 'YYYY-MM-DD') AS date, i.synced_at, i.currency, i.timezone,
+    i.purchase_measurement, i.spend::text AS spend, i.ctr::text AS ctr,
+    i.cpc::text AS cpc, i.cpm::text AS cpm, i.impressions, i.reach, i.clicks,
+    i.purchases, i.purchase_value, i.roas
+    -- end
 FROM insights_daily AS i
 WHERE i.organization_id = $1 AND i.account_id = $6 AND i.date >= $4::date
   AND i.date <= (SELECT date FROM pos)

@@ -1,0 +1,165 @@
+package main
+
+// Regions: the parts of hand-written files that follow from package schema,
+// rewritten in place between two marker lines (-target regions):
+//
+//   - in the read statements (store/queries/*/*.sql), a resource's column
+//     list, after the line
+//     "-- generated: <Resource> columns [of <alias>] (…)" and up to the
+//     line "-- end";
+//   - in openapi.yaml, the resources' schemas (AccountRef, Account,
+//     Campaign, Insight), after the line "# generated: resources (…)" and
+//     up to the line "# end".
+//
+// Everything else in those files is hand-written.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/adsnap/svc/api-server/internal/store/schema"
+)
+
+var (
+	sqlMarker  = regexp.MustCompile(`^(\s*)-- generated: (\w+) columns(?: of (\w+))?\b`)
+	sqlEnd     = regexp.MustCompile(`^\s*-- end\b`)
+	yamlMarker = regexp.MustCompile(`^(\s*)# generated: resources\b`)
+	yamlEnd    = regexp.MustCompile(`^\s*# end\b`)
+)
+
+// regionFiles are the files with regions, relative to store's directory.
+func regionFiles() ([]string, error) {
+	sqls, err := filepath.Glob(filepath.Join("queries", "*", "*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	return append(sqls, filepath.Join("..", "..", "openapi.yaml")), nil
+}
+
+// Regions rewrites the regions of every file (or, with check, only lists
+// the files whose regions are stale) and returns the files it changed or
+// would change.
+func Regions(check bool) ([]string, error) {
+	files, err := regionFiles()
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, f := range files {
+		old, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fill := sqlColumns(filepath.Base(filepath.Dir(f)))
+		start, end := sqlMarker, sqlEnd
+		if strings.HasSuffix(f, ".yaml") {
+			fill, start, end = openAPISchemas, yamlMarker, yamlEnd
+		}
+		out, err := rewrite(old, start, end, fill)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if bytes.Equal(out, old) {
+			continue
+		}
+		stale = append(stale, f)
+		if !check {
+			if err := os.WriteFile(f, out, 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return stale, nil
+}
+
+// rewrite replaces the lines between each start marker and its end marker
+// with what fill returns for the marker's submatches.
+func rewrite(src []byte, start, end *regexp.Regexp, fill func(m []string) (string, error)) ([]byte, error) {
+	lines := strings.SplitAfter(string(src), "\n")
+	var b strings.Builder
+	for i := 0; i < len(lines); i++ {
+		b.WriteString(lines[i])
+		m := start.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && !end.MatchString(lines[j]) {
+			j++
+		}
+		if j == len(lines) {
+			return nil, fmt.Errorf("line %d: no end marker", i+1)
+		}
+		text, err := fill(m)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		b.WriteString(text)
+		b.WriteString(lines[j])
+		i = j
+	}
+	return []byte(b.String()), nil
+}
+
+// sqlColumns fills a statement's column list in dialect (postgres or
+// sqlite): marker submatches are the indentation, the resource and its
+// table's alias.
+func sqlColumns(dialect string) func(m []string) (string, error) {
+	return func(m []string) (string, error) {
+		indent, name, alias := m[1], m[2], m[3]
+		r, ok := resourceNamed(name)
+		if !ok {
+			return "", fmt.Errorf("no resource %q in store/schema", name)
+		}
+		if alias != "" {
+			alias += "."
+		}
+		var cols []string
+		for _, f := range r.Fields {
+			if !f.Read {
+				continue
+			}
+			c := alias + f.Column
+			switch {
+			case dialect == "postgres" && f.Type == schema.Date:
+				c = fmt.Sprintf("to_char(%s, 'YYYY-MM-DD') AS %s", c, f.Column)
+			case dialect == "postgres" && f.Type == schema.Decimal:
+				c = fmt.Sprintf("%s::text AS %s", c, f.Column)
+			}
+			cols = append(cols, c)
+		}
+		return wrap(indent, cols, 88), nil
+	}
+}
+
+// wrap joins items with ", " in lines of at most width bytes, each
+// starting with indent.
+func wrap(indent string, items []string, width int) string {
+	var b strings.Builder
+	line := indent
+	for i, it := range items {
+		sep := ", "
+		if i == len(items)-1 {
+			sep = ""
+		}
+		if line != indent && len(line)+len(it)+len(sep) > width {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line = indent
+		}
+		line += it + sep
+	}
+	return b.String() + line + "\n"
+}
+
+func resourceNamed(name string) (schema.Resource, bool) {
+	for _, r := range schema.Resources {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return schema.Resource{}, false
+}
