@@ -51,8 +51,9 @@
 //
 //   - state.go: reqState, what the pipeline learns about a request, and the
 //     response headers set without an allocation each.
-//   - endpoints.go: the endpoint table and its reads; serve.go: serve,
-//     readRows and respond.
+//   - endpoints.go: the endpoint table, its reads, and Store, the
+//     interface those reads call; serve.go: serve, readRows (which also
+//     traces and counts each read) and respond.
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
 //   - summary.go: the page of GET /insights/summary, the store's groups
 //     (one currency and one level an item) with their ratios.
@@ -70,8 +71,8 @@
 //     check in /readyz; drain.go: /readyz 503 while serve drains.
 //   - health.go: /healthz and /readyz (terse; the detail for the metrics
 //     listener), and the failure log written once a second.
-//   - observe.go: metrics and traces of a request; accesslog.go the access
-//     log's own writer.
+//   - observe.go: metrics and traces of a request (the reads': readDone);
+//     accesslog.go the access log's own writer.
 //   - openapi.go: the OpenAPI document; routes.go: New, NewHandlers and the
 //     routes; server.go: Config and Server.
 //

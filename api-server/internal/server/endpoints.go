@@ -12,12 +12,14 @@ import (
 )
 
 // endpoint is one GET endpoint of the API. Adding one is a value here, its
-// read (a Store method and its SQL in store/queries), and its path in
-// openapi.yaml (TestOpenAPIAgrees holds the table and the document to each
+// read (a method of Store below, and of store.Store and store.Routed over
+// its SQL in store/queries), and its path in openapi.yaml (TestOpenAPIAgrees holds the table and the document to each
 // other; TestEveryEndpointChecksTheKey sends it refused keys).
 type endpoint struct {
-	// path is under BasePath; operation is its operationId in openapi.yaml.
-	path, operation string
+	// path is under BasePath; operation is its operationId in openapi.yaml;
+	// name names its read in traces ("query <name>") and in the metric of
+	// failed database calls.
+	path, operation, name string
 	// scope is what the key needs (step 6).
 	scope apikey.Scope
 	// params are the query parameters step 7 accepts.
@@ -37,18 +39,34 @@ type endpoint struct {
 	example string
 }
 
+// Store reads snapshot rows (*store.Store, *store.Routed): every
+// endpoint's read (endpoints.go) is one of its methods.
+type Store interface {
+	// The reads return the organization's snapshot meta (and whether
+	// p.AccountID is one of its accounts) with a page of rows, in one round
+	// trip on PostgreSQL, which reads pre's key state (store.Prelude) too
+	// when pre is not nil (only given on PostgreSQL). The caller releases a
+	// *Page method's page once encoded.
+	AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.AccountPage, error)
+	CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.CampaignPage, error)
+	InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error)
+	// InsightSummary reads a page of summary groups (GET /insights/summary).
+	InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error)
+	Ping(ctx context.Context) error
+}
+
 // readFunc is an endpoint's read; see endpoint.read.
 type readFunc func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error)
 
 // endpoints are the API's endpoints, in openapi.yaml's order.
 var endpoints = [...]endpoint{
-	{path: "/accounts", operation: "readAccountSnapshots", scope: apikey.ScopeAccountsRead,
+	{path: "/accounts", operation: "readAccountSnapshots", name: "accounts", scope: apikey.ScopeAccountsRead,
 		params: query.Accounts, read: listRead(Store.AccountsPage), capNote: capNoteAccounts},
-	{path: "/campaigns", operation: "readCampaignSnapshots", scope: apikey.ScopeCampaignsRead,
+	{path: "/campaigns", operation: "readCampaignSnapshots", name: "campaigns", scope: apikey.ScopeCampaignsRead,
 		params: query.Campaigns, read: listRead(Store.CampaignsPage), capNote: capNoteCampaigns},
-	{path: "/insights", operation: "readInsightSnapshots", scope: apikey.ScopeInsightsRead,
+	{path: "/insights", operation: "readInsightSnapshots", name: "insights", scope: apikey.ScopeInsightsRead,
 		params: query.Insights, read: listRead(Store.InsightsPage), capNote: capNoteInsights},
-	{path: "/insights/summary", operation: "readInsightSummary", scope: apikey.ScopeInsightsRead,
+	{path: "/insights/summary", operation: "readInsightSummary", name: "insight summary", scope: apikey.ScopeInsightsRead,
 		params: query.Summary, read: readSummary, capNote: capNoteSummary, example: "level=account&groupBy=account"},
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
-	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/api-server/internal/telemetry"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/gin-gonic/gin"
@@ -156,51 +155,27 @@ func (o observedLimiter) Allow(ctx context.Context, checks []ratelimit.Check, re
 	return nil
 }
 
-// observedStore counts failed data queries and gives each a span.
+// observedStore counts the failed pings of the store; the reads are
+// observed by readRows (readDone), once for every endpoint.
 type observedStore struct {
-	next    Store
+	Store
 	metrics *telemetry.Metrics
-	tracer  trace.Tracer
 }
 
-func (o observedStore) done(sp trace.Span, op string, err error) {
+// readDone ends the span of an endpoint's read and counts its failure
+// under op (a client that left is not counted).
+func (s *Server) readDone(sp trace.Span, op string, err error) {
 	endSpan(sp, err)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		o.metrics.DatabaseError(op, telemetry.IsDeadline(err))
+		s.metrics.DatabaseError(op, telemetry.IsDeadline(err))
 	}
 }
 
-func (o observedStore) AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.AccountPage, error) {
-	ctx, sp := child(ctx, o.tracer, "query accounts")
-	m, rows, err := o.next.AccountsPage(ctx, orgID, p, pre)
-	o.done(sp, "accounts", err)
-	return m, rows, err
-}
-
-func (o observedStore) CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.CampaignPage, error) {
-	ctx, sp := child(ctx, o.tracer, "query campaigns")
-	m, rows, err := o.next.CampaignsPage(ctx, orgID, p, pre)
-	o.done(sp, "campaigns", err)
-	return m, rows, err
-}
-
-func (o observedStore) InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error) {
-	ctx, sp := child(ctx, o.tracer, "query insights")
-	m, rows, err := o.next.InsightsPage(ctx, orgID, p, pre)
-	o.done(sp, "insights", err)
-	return m, rows, err
-}
-
-func (o observedStore) InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error) {
-	ctx, sp := child(ctx, o.tracer, "query insight summary")
-	m, groups, err := o.next.InsightSummary(ctx, orgID, p, pre)
-	o.done(sp, "insight summary", err)
-	return m, groups, err
-}
-
 func (o observedStore) Ping(ctx context.Context) error {
-	err := o.next.Ping(ctx)
-	o.done(nil, "ping", err)
+	err := o.Store.Ping(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		o.metrics.DatabaseError("ping", telemetry.IsDeadline(err))
+	}
 	return err
 }
 
@@ -211,7 +186,7 @@ func (s *Server) instrument() {
 	}
 	s.keys = observedKeys{next: s.keys, metrics: s.metrics, tracer: s.tracer}
 	s.limiter = observedLimiter{Limiter: s.limiter, metrics: s.metrics, tracer: s.tracer}
-	s.store = observedStore{next: s.store, metrics: s.metrics, tracer: s.tracer}
+	s.store = observedStore{Store: s.store, metrics: s.metrics}
 }
 
 // admitWait records a wait for a place that began at t0 (metrics on only).

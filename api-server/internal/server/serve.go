@@ -14,6 +14,7 @@ import (
 // §3, top to bottom; edge.go ran step 1 before it. Each step answers
 // through refuse (errors.go) and returns false when it has answered.
 func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
+	span := "query " + ep.name
 	return func(c *gin.Context) {
 		st := state(c)
 		// 2. Credentials in the query string, organization overrides, two
@@ -58,7 +59,7 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 		}
 		// 8. The rows, given only once the key is checked; accountId not in
 		// the key's organization: 404.
-		m, rows, ok := s.readRows(c, st, ep, &q)
+		m, rows, ok := s.readRows(c, st, ep, span, &q)
 		if !ok {
 			return
 		}
@@ -74,10 +75,13 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 // key no longer valid, and the rows are released unsent. It then gives the
 // request's place in the admission gate back (leave), and answers a failed
 // read (503, 500) or an account not in the organization (404). It returns
-// false when it has answered.
-func (s *Server) readRows(c *gin.Context, st *reqState, ep *endpoint, q *query.Params) (store.Meta, rowsPage, bool) {
+// false when it has answered. The read has a span named span and counts
+// in the metric of failed database calls (readDone).
+func (s *Server) readRows(c *gin.Context, st *reqState, ep *endpoint, span string, q *query.Params) (store.Meta, rowsPage, bool) {
 	ctx, cancel := s.dbContext(c)
+	ctx, sp := child(ctx, s.tracer, span)
 	m, rows, err := ep.read(ctx, s.store, st.orgID(), *q, st.prelude())
+	s.readDone(sp, ep.name, err)
 	cancel()
 	keyOK := s.checkKeyWithRows(c, st, err) // admitted still: it may read the key's state alone (a moved epoch)
 	s.leave(st)

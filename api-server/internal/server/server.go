@@ -31,22 +31,6 @@ type knownKeys interface {
 	Known(presented string) (*keys.Pending, bool)
 }
 
-// Store reads snapshot rows (*store.Store, *store.Routed): every
-// endpoint's read (endpoints.go) is one of its methods.
-type Store interface {
-	// The reads return the organization's snapshot meta (and whether
-	// p.AccountID is one of its accounts) with a page of rows, in one round
-	// trip on PostgreSQL, which reads pre's key state (store.Prelude) too
-	// when pre is not nil (only given on PostgreSQL). The caller releases a
-	// *Page method's page once encoded.
-	AccountsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.AccountPage, error)
-	CampaignsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.CampaignPage, error)
-	InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error)
-	// InsightSummary reads a page of summary groups (GET /insights/summary).
-	InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error)
-	Ping(ctx context.Context) error
-}
-
 // replicaStatus is a Store with read replicas (*store.Routed): /readyz
 // shows their state and lag.
 type replicaStatus interface {
