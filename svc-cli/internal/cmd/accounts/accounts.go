@@ -87,12 +87,13 @@ var Spec = output.Spec[svc.Account]{
 		{Header: "ACTIVE", Value: func(a svc.Account) string { return output.YesNo(a.IsActive) }},
 		{Header: "LAST SYNC", Value: func(a svc.Account) string { return output.Time(a.LastSyncAt) }},
 	},
-	CSV: []output.Column[svc.Account]{
+	// Every field of svc.Account: the ones not named here follow (CSVColumns).
+	CSV: output.CSVColumns([]output.Column[svc.Account]{
 		{Header: "id", Value: func(a svc.Account) string { return a.ID }},
 		{Header: "accountName", Value: func(a svc.Account) string { return a.AccountName }},
 		{Header: "currency", Value: func(a svc.Account) string { return a.Currency }},
 		{Header: "timezone", Value: func(a svc.Account) string { return a.Timezone }},
 		{Header: "isActive", Value: func(a svc.Account) string { return strconv.FormatBool(a.IsActive) }},
 		{Header: "lastSyncAt", Value: func(a svc.Account) string { return output.CSVTime(a.LastSyncAt) }},
-	},
+	}),
 }

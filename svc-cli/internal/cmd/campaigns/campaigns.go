@@ -98,7 +98,8 @@ var Spec = output.Spec[svc.Campaign]{
 		{Header: "OBJECTIVE", Value: func(c svc.Campaign) string { return c.Objective }},
 		{Header: "ACCOUNT", Value: func(c svc.Campaign) string { return c.PlatformAdAccountID }},
 	},
-	CSV: []output.Column[svc.Campaign]{
+	// Every field of svc.Campaign: the ones not named here follow (CSVColumns).
+	CSV: output.CSVColumns([]output.Column[svc.Campaign]{
 		{Header: "id", Value: func(c svc.Campaign) string { return c.ID }},
 		{Header: "name", Value: func(c svc.Campaign) string { return c.Name }},
 		{Header: "status", Value: func(c svc.Campaign) string { return c.Status }},
@@ -110,5 +111,5 @@ var Spec = output.Spec[svc.Campaign]{
 		{Header: "timezone", Value: func(c svc.Campaign) string { return c.Account.Timezone }},
 		{Header: "platformAdAccountId", Value: func(c svc.Campaign) string { return c.PlatformAdAccountID }},
 		{Header: "syncedAt", Value: func(c svc.Campaign) string { return output.CSVTime(c.SyncedAt) }},
-	},
+	}),
 }

@@ -196,7 +196,8 @@ var Spec = output.Spec[svc.Insight]{
 			return output.Number(*i.ROAS)
 		}},
 	},
-	CSV: []output.Column[svc.Insight]{
+	// Every field of svc.Insight: the ones not named here follow (CSVColumns).
+	CSV: output.CSVColumns([]output.Column[svc.Insight]{
 		{Header: "id", Value: func(i svc.Insight) string { return i.ID }},
 		{Header: "date", Value: csvDate},
 		{Header: "level", Value: func(i svc.Insight) string { return string(i.Level()) }},
@@ -217,5 +218,5 @@ var Spec = output.Spec[svc.Insight]{
 		{Header: "roas", Value: func(i svc.Insight) string { return output.CSVNumber(i.ROAS) }},
 		{Header: "attributionWindow", Value: func(i svc.Insight) string { return i.AttributionWindow }},
 		{Header: "syncedAt", Value: func(i svc.Insight) string { return output.CSVTime(i.SyncedAt) }},
-	},
+	}),
 }
