@@ -101,8 +101,29 @@ func TestServerInstructions(t *testing.T) {
 
 // wantRows are the fixture rows as a result shows them: flat columns
 // ("account.currency"), insight dates as YYYY-MM-DD, strings cleaned.
-func wantRows(t *testing.T, rows string) []map[string]any {
+// toolColumns are the columns of a listing tool's rows.
+func toolColumns(t *testing.T, tool string) []string {
 	t.Helper()
+	for _, e := range registered {
+		if e.name == tool {
+			var out []string
+			for _, c := range e.columns {
+				out = append(out, c.name)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no tool %s", tool)
+	return nil
+}
+
+// wantRows are the rows tool should return for the API's rows (JSON): the
+// rows flattened, and null in every column of the tool that a row lacks
+// (the API sends null for a field the fixture does not carry), so that a
+// column the row type gains is expected without a change here.
+func wantRows(t *testing.T, tool, rows string) []map[string]any {
+	t.Helper()
+	cols := toolColumns(t, tool)
 	var data []map[string]any
 	if err := json.Unmarshal([]byte(rows), &data); err != nil {
 		t.Fatal(err)
@@ -122,6 +143,11 @@ func wantRows(t *testing.T, rows string) []map[string]any {
 		}
 		if d, ok := flat["date"].(string); ok {
 			flat["date"] = strings.TrimSuffix(d, "T00:00:00Z")
+		}
+		for _, c := range cols {
+			if _, ok := flat[c]; !ok {
+				flat[c] = nil
+			}
 		}
 		out[i] = flat
 	}
@@ -324,7 +350,7 @@ func TestCallTools(t *testing.T) {
 				t.Errorf("API request = %s, want %s", got, tt.query)
 			}
 
-			want := wantRows(t, tt.rows)
+			want := wantRows(t, tt.tool, tt.rows)
 			sc := structured(t, res)
 			if diff := cmp.Diff(want, rowsOf(t, sc)); diff != "" {
 				t.Errorf("structuredContent rows (-want +got):\n%s", diff)
