@@ -32,9 +32,9 @@
 // Steps 3 to 5 run in one of two orderings, which serve shows side by
 // side: the sequential one (lookUpThenLimit) for a key this process has
 // not seen, and the known one (limitKnownKey) for a key it resolved
-// before, whose state is then read with its rows on PostgreSQL (store.
-// Prelude, keys.Pending). The comment above shortcut in limits.go explains
-// both, and the one answer in which they differ.
+// before, whose state is then read with its rows on PostgreSQL
+// (store.Prelude, keys.Pending). The comment above shortcut in limits.go
+// explains both, and the one answer in which they differ.
 //
 // Where can a request get 401? Only in auth.go, which holds every decision
 // that answers 401 or 403: errors.go's handleError hands those errors to

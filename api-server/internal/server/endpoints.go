@@ -37,6 +37,13 @@ type endpoint struct {
 	// example is a query the endpoint answers with 200 for any
 	// organization: the tests' request to every endpoint.
 	example string
+	// Where what is coming goes: a conditional-response tag (DESIGN §4c)
+	// is a field here read like the rows, through readRows' key check
+	// (a 304 is an answer like a 200: never for a key no longer valid),
+	// and serve decides it between steps 7 and 8; an envelope other than
+	// the offset-paged one (a cursor-paged feed, DESIGN §4b) is a field
+	// here that respond's caller uses instead; more query parameters are
+	// a query.Endpoint and what its read passes on.
 }
 
 // Store reads snapshot rows (*store.Store, *store.Routed): every
