@@ -20,6 +20,7 @@
 //     struct, its decoder, its database/sql scan and its JSON encoder;
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
 //   - errors.go: which errors are the database's unavailability.
+//   - checkedsum.go: sums of counts checked for overflow (ErrCountOverflow).
 //
 // The page statements select only the columns SPEC §2 returns; the columns
 // that must never leave the service are named in none of them. There is no
