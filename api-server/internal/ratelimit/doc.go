@@ -18,5 +18,6 @@
 //     at a time and the earlier groups' charges given back;
 //   - redisurl.go: NewRedis's URL forms, and the probes (Ping, Probe,
 //     CheckMode);
+//   - urlredact.go: go-redis's URL errors without the URL's values;
 //   - logging.go: go-redis's log lines through slog, at most one a second.
 package ratelimit
