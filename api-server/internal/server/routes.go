@@ -90,7 +90,9 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 		get(r, downloads.Prefix+":file", site)
 	}
 
+	// First, refuseFenced: the primary read-only or in recovery → 503 (primaryready.go).
 	api := r.Group(BasePath,
+		s.refuseFenced,
 		s.guard,   // 2. credentials in the query, organization overrides, ambiguous headers → 400
 		s.protect, // 3. per-IP limit → 429; 4. bearer key → 401 (auth.go); 5. per-key and per-organization limits → 429 (limits.go)
 		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
@@ -141,6 +143,7 @@ func newServer(cfg Config) (*Server, error) {
 	s.replicas, _ = cfg.Store.(replicaStatus)  // before instrument wraps the store
 	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
 	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
+	s.fencedCheck, _ = cfg.Store.(fencedChecker)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
