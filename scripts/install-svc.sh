@@ -9,7 +9,11 @@
 #
 #   --dir DIR    directory for svc (default $SVC_INSTALL_DIR, else ~/.local/bin);
 #                --prefix is the same
-#   --version V  version to install (default: the newest in SHA256SUMS)
+#   --version V  version to install (default: the release SHA256SUMS is signed
+#                for); it must be the version the signature's trusted comment
+#                names. Without it, a release older than release_version below
+#                (the one this script came with) is refused: a site cannot roll
+#                you back to an older, genuinely signed release unless you ask
 #   --insecure-skip-signature  install without checking the signature, on
 #                the SHA-256 alone (see below)
 #   SITE_URL     the site (default $SVC_SITE_URL, else default_site below,
@@ -34,6 +38,11 @@ default_site=https://adsnap.example
 # The release public key (minisign), also in the project's README: written
 # here by scripts/release-cli.sh from the key that signs the release.
 release_public_key=RWQTppskfUqHyVqiJZ6PxIPR2+WC1S8pmchD45QeGBEM0qCGXGP+kgRq
+# The release this script was published with: scripts/release-cli.sh writes
+# it here. The script never installs an older release unless --version names
+# it (rollback protection); 0.0.0 (a script not built by release-cli) sets
+# no minimum.
+release_version=0.0.0
 
 usage() {
 	cat <<'USAGE'
@@ -45,7 +54,9 @@ svc-cli-<version>-<os>-<arch>.tgz from {site_url}/developers/, checks the
 signature with the release public key (minisign, or OpenSSL 3), then the
 archive's SHA-256, and only then installs svc.
   --dir DIR    directory for svc (default $SVC_INSTALL_DIR, else ~/.local/bin)
-  --version V  version to install (default: the newest in SHA256SUMS)
+  --version V  version to install (default: the release SHA256SUMS is signed
+               for); a release older than this script's is installed only
+               when named here
   --insecure-skip-signature
                do not check the signature: the SHA-256 check alone proves
                only that the archive matches the list served by the same
@@ -278,6 +289,37 @@ Install minisign (apt-get install minisign, brew install minisign) and run this 
 	echo "Verified the signature of SHA256SUMS with $tool: signed by the release key $release_public_key (trusted comment: $comment)"
 }
 
+# older A B: version A is older than version B (X.Y.Z[-PRE], by sort -V, or
+# by number when sort has no -V).
+older() {
+	[ "$1" != "$2" ] || return 1
+	if printf '1\n' | sort -V >/dev/null 2>&1; then
+		first=$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)
+	else
+		first=$(printf '%s\n%s\n' "$1" "$2" | sort -t. -k1,1n -k2,2n -k3,3n | head -n 1)
+	fi
+	[ "$first" = "$1" ]
+}
+
+# check_release SIGNED: rollback protection. SIGNED is the release the
+# signature's trusted comment names ("" with --insecure-skip-signature). A
+# --version must be that release; without --version the release must not be
+# older than release_version, the one this script came with.
+check_release() {
+	if [ "$insecure" = 0 ]; then
+		[ -n "$1" ] || bad_signature "its trusted comment names no svc-cli release, so it cannot be told from an older one"
+		if [ -n "$version" ] && [ "$version" != "$1" ]; then
+			die "SHA256SUMS at $base is signed for svc $1, not the $version you asked for; nothing was installed"
+		fi
+	fi
+	if [ "$explicit" = 0 ] && older "$version" "$release_version"; then
+		die "ROLLBACK REFUSED: $base offers svc $version, older than svc $release_version, the release this installer came with; nothing was installed.
+A site should not serve an older release than the one it published before. If you do want svc $version, name it: --version $version"
+	fi
+}
+
+explicit=0
+[ -z "$version" ] || explicit=1
 fetch "$base/SHA256SUMS" "$tmp/SHA256SUMS" || die "could not download $base/SHA256SUMS"
 if [ "$insecure" = 1 ]; then
 	echo "WARNING: --insecure-skip-signature: the signature of SHA256SUMS is NOT checked. The SHA-256 check below is an integrity check only: it proves that the archive matches the list served by the same site, not that the release comes from its publisher." >&2
@@ -285,6 +327,10 @@ else
 	fetch "$base/SHA256SUMS.minisig" "$tmp/SHA256SUMS.minisig" ||
 		die "could not download $base/SHA256SUMS.minisig: without the signature SHA256SUMS cannot be trusted; nothing was installed (--insecure-skip-signature installs on the checksum alone, at your risk)"
 	verify_signature "$tmp/SHA256SUMS" "$tmp/SHA256SUMS.minisig"
+	# The release signed for: "svc-cli VERSION" in the trusted comment.
+	signed=$(printf '%s\n' "$comment" | sed -n 's/^.*svc-cli \([0-9][0-9A-Za-z.+-]*\).*$/\1/p' | head -n 1)
+	[ -n "$version" ] || version=$signed
+	check_release "$signed"
 fi
 
 if [ -z "$version" ]; then
@@ -296,6 +342,7 @@ if [ -z "$version" ]; then
 		version=$(printf '%s\n' "$versions" | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)
 	fi
 fi
+[ "$insecure" = 0 ] || check_release ""
 archive=svc-cli-$version-$os-$arch.tgz
 
 want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$tmp/SHA256SUMS")

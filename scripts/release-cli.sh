@@ -239,7 +239,9 @@ chmod 0644 "$npm/package.json"
 pack tgz "$dist/svc-cli-$version.tgz" "$npm" package/
 
 # The install script, with this site as its default and the release key.
-sed -e "s|^default_site=.*|default_site=$site|" -e "s|^release_public_key=.*|release_public_key=$pubkey|" scripts/install-svc.sh > "$dist/install-svc.sh"
+sed -e "s|^default_site=.*|default_site=$site|" -e "s|^release_public_key=.*|release_public_key=$pubkey|" -e "s|^release_version=.*|release_version=$version|" \
+  scripts/install-svc.sh > "$dist/install-svc.sh"
+grep -qx "release_version=$version" "$dist/install-svc.sh" || { echo "release-cli: scripts/install-svc.sh has no release_version= line" >&2; exit 1; }
 grep -qx "default_site=$site" "$dist/install-svc.sh" || { echo "release-cli: scripts/install-svc.sh has no default_site= line" >&2; exit 1; }
 grep -qx "release_public_key=$pubkey" "$dist/install-svc.sh" || { echo "release-cli: scripts/install-svc.sh has no release_public_key= line" >&2; exit 1; }
 chmod 0644 "$dist/install-svc.sh"

@@ -40,7 +40,7 @@ func clearArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || !strings.HasPrefix(tc.Text, argumentErrorPrefix) {
 			return res, err
 		}
-		tc.Text = "invalid arguments, no request was made: " + argumentProblem(strings.TrimPrefix(tc.Text, argumentErrorPrefix))
+		tc.Text = "invalid arguments, no request was made: " + capEcho(argumentProblem(strings.TrimPrefix(tc.Text, argumentErrorPrefix)))
 		return res, err
 	}
 }

@@ -2,6 +2,7 @@ package svcmcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,16 +27,20 @@ func addPrompts(s *mcp.Server, t *tools) {
 		},
 	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args := req.Params.Arguments
-		end := svc.DateOf(t.now().UTC()).AddDays(-1)
+		today := svc.DateOf(t.now().UTC())
+		end := today.AddDays(-1)
 		if s := args["weekEnding"]; s != "" {
 			d, err := svc.ParseDate(s)
 			if err != nil {
-				return nil, fmt.Errorf("weekEnding %q is not a day in the form YYYY-MM-DD", s)
+				return nil, fmt.Errorf("weekEnding %s is not a day in the form YYYY-MM-DD", echo(s))
 			}
 			end = d
 		}
 		week := [2]svc.Date{end.AddDays(-6), end}
 		before := [2]svc.Date{end.AddDays(-13), end.AddDays(-7)}
+		if err := errors.Join(checkAccountArg(args["accountId"]), checkPeriodArg("weekEnding", week, today)); err != nil {
+			return nil, err // promptargs.go: as the tools check
+		}
 		return promptResult("Weekly performance review", reviewSteps(args["accountId"], week, before,
 			"Write a short weekly review: per account and currency, the week's spend, impressions, clicks, ctr, cpc, cpm and, where purchase evidence exists, purchases, purchaseValue and roas, each with its change against the week before; then the campaigns that moved most. End with what the data cannot say (null purchase values, the snapshot's age).")), nil
 	})
@@ -59,12 +64,17 @@ func addPrompts(s *mcp.Server, t *tools) {
 		for i, name := range []string{"firstFrom", "firstTo", "secondFrom", "secondTo"} {
 			d, err := svc.ParseDate(args[name])
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s %q is not a day in the form YYYY-MM-DD", name, args[name]))
+				problems = append(problems, fmt.Sprintf("%s %s is not a day in the form YYYY-MM-DD", name, echo(args[name])))
 			}
 			days[i] = d
 		}
 		if len(problems) > 0 {
 			return nil, fmt.Errorf("%s", strings.Join(problems, "; "))
+		}
+		today := svc.DateOf(t.now().UTC())
+		if err := errors.Join(checkAccountArg(args["accountId"]), checkPeriodArg("first period", [2]svc.Date{days[0], days[1]}, today),
+			checkPeriodArg("second period", [2]svc.Date{days[2], days[3]}, today)); err != nil {
+			return nil, err // promptargs.go: as the tools check
 		}
 		return promptResult("Compare two periods", reviewSteps(args["accountId"], [2]svc.Date{days[0], days[1]}, [2]svc.Date{days[2], days[3]},
 			"Compare the two periods: per account and currency, spend, impressions, clicks, ctr, cpc, cpm and, where purchase evidence exists, purchases, purchaseValue and roas, with the absolute and relative change; note periods of different lengths and say what the data cannot tell (null purchase values, the snapshot's age).")), nil

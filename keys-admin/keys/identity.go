@@ -27,6 +27,10 @@ type knownKey struct {
 	role       string    // "": no membership row
 	removed    bool
 	epoch      int64
+	// readAt is this process's clock when the state was read from the
+	// database (before the read): Known answers from it for at most
+	// Recheck after that (AuthenticatorOptions.Recheck).
+	readAt time.Time
 }
 
 // identityCache remembers up to about max keys (knownKey), by the

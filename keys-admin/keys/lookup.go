@@ -59,6 +59,9 @@ type Authenticator struct {
 	now   func() time.Time
 	known *identityCache
 	w     *lastUsedWriter
+	// recheck bounds how long a remembered state is trusted (Recheck);
+	// negative: never.
+	recheck time.Duration
 }
 
 // AuthenticatorOptions configure an Authenticator. Zero values choose the defaults.
@@ -71,14 +74,27 @@ type AuthenticatorOptions struct {
 	LastUsedHook func(error)
 	// KnownKeys bounds the keys remembered for Known (default 65,536).
 	KnownKeys int
+	// Recheck bounds how long a remembered key's state is trusted without
+	// reading it again in full (default DefaultRecheck; negative: the
+	// state is read on every request). The key-state epoch makes every
+	// write that goes through the triggers count from the next request;
+	// Recheck bounds the rest (a trigger disabled or dropped): such a
+	// write counts at most Recheck after it commits.
+	Recheck time.Duration
 }
+
+// DefaultRecheck is AuthenticatorOptions.Recheck's default.
+const DefaultRecheck = 30 * time.Second
 
 // NewAuthenticator returns an Authenticator on db. It starts nothing: call
 // Run for last-used times to be written.
 func NewAuthenticator(db *database.DB, opt AuthenticatorOptions) *Authenticator {
-	a := &Authenticator{db: db.Bun, pool: db.Pool, now: opt.Now}
+	a := &Authenticator{db: db.Bun, pool: db.Pool, now: opt.Now, recheck: opt.Recheck}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if a.recheck == 0 {
+		a.recheck = DefaultRecheck
 	}
 	n := opt.KnownKeys
 	if n <= 0 {
@@ -103,6 +119,8 @@ type lookupRow struct {
 	// Epoch is the organization's key-state epoch read with the rest
 	// (PostgreSQL only; nil when it has none).
 	Epoch *int64 `bun:"-"`
+	// readAt is the clock before the row was read (knownKey.readAt).
+	readAt time.Time `bun:"-"`
 }
 
 // Lookup resolves a presented key in one SQL round trip. A key that is
@@ -127,6 +145,7 @@ func (a *Authenticator) lookupHash(ctx context.Context, hash []byte) (*Principal
 		r   lookupRow
 		err error
 	)
+	r.readAt = a.clock() // before the read: the bound counts from here
 	if a.pool != nil {
 		err = scanLookup(a.pool.QueryRow(ctx, lookupSQL, hash), &r)
 	} else {
@@ -158,7 +177,7 @@ func (a *Authenticator) principal(hash []byte, r *lookupRow) (*Principal, error)
 		return nil, fmt.Errorf("stored scopes of key %s: %w", r.ID, err)
 	}
 	k := knownKey{Identity: Identity{KeyID: r.ID, OrganizationID: r.OrganizationID, Scopes: scopes},
-		expiresAt: r.ExpiresAt, removed: r.RemovedAt != nil}
+		expiresAt: r.ExpiresAt, removed: r.RemovedAt != nil, readAt: r.readAt}
 	if r.LastUsedAt != nil {
 		k.lastUsedAt = *r.LastUsedAt
 	}
@@ -194,7 +213,7 @@ func (a *Authenticator) admit(hash []byte, k knownKey, remember bool) (*Principa
 	k.lastUsedAt = a.w.mark(k.KeyID, k.lastUsedAt, now)
 	switch {
 	case a.pool == nil: // SQLite: nothing is remembered
-	case remember:
+	case remember && a.recheck > 0:
 		a.known.put(hash, k)
 	default:
 		a.known.forget(hash)

@@ -25,7 +25,8 @@ package keys
 //     major version.
 //  3. Then the caller asks Stale. False: Principal answers from the
 //     remembered state, which is the state as of the epoch read, so as of
-//     the caller's statement. True (the epoch moved, or there is none):
+//     the caller's statement. True (the epoch moved, or there is none, or
+//     the state was read AuthenticatorOptions.Recheck or longer ago):
 //     Resolve reads the key alone, one more round trip, and answers. A
 //     caller whose request is refused before its data (no epoch read) calls
 //     Resolve too: it reads the epoch alone, then the key only if the epoch
@@ -39,7 +40,13 @@ package keys
 // never come back. So the state remembered with epoch E is the state of any
 // snapshot that reads E, and revocation, expiry and demotion count from the
 // next request on, on every replica of the caller. Expiry by time is this
-// process's clock against the remembered expiry.
+// process's clock against the remembered expiry. The triggers are ENABLE
+// ALWAYS (migration 20261129000001_key_state_epochs_always), so a write
+// under session_replication_role = replica (a logical replication apply
+// worker, a bulk fix) moves the epoch too. A write that bypasses the
+// triggers altogether (a trigger disabled or dropped) is bounded by time:
+// a remembered state is trusted for at most AuthenticatorOptions.Recheck
+// (30 s by default) after it was read, then read again in full.
 //
 // Why SQL crosses modules here: read inside the caller's own statement, the
 // epoch costs PostgreSQL one index probe; a statement of keys-admin's own,
@@ -81,7 +88,10 @@ func (a *Authenticator) Known(presented string) (*Pending, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &Pending{Identity: k.Identity, a: a, hash: hash, known: k}, true
+	// Past the recheck bound the state is read again whatever the epoch
+	// says (Stale), so that a write that bypassed the triggers counts too.
+	overdue := a.clock().Sub(k.readAt) >= a.recheck
+	return &Pending{Identity: k.Identity, a: a, hash: hash, known: k, overdue: overdue}, true
 }
 
 // Pending is the lookup of a Known key, confirmed by its organization's
@@ -93,8 +103,9 @@ type Pending struct {
 	hash  []byte
 	known knownKey // the state remembered, with its epoch
 
-	read  bool // the epoch has been read
-	stale bool // the epoch read is not known.epoch
+	read    bool // the epoch has been read
+	stale   bool // the epoch read is not known.epoch, or overdue
+	overdue bool // known was read Recheck or longer ago: read it again
 }
 
 // SetEpoch gives the Pending its organization's key-state epoch as the
@@ -102,12 +113,13 @@ type Pending struct {
 // the column is NULL.
 func (p *Pending) SetEpoch(epoch int64, found bool) {
 	p.read = true
-	p.stale = !found || epoch != p.known.epoch
+	p.stale = p.overdue || !found || epoch != p.known.epoch
 }
 
 // Stale reports whether the epoch read is not the one the key's state was
-// remembered with (or there was none): the state may have changed, and
-// Resolve reads it; Principal refuses to answer.
+// remembered with (or there was none), or the state was read
+// AuthenticatorOptions.Recheck or longer ago: the state may have changed,
+// and Resolve reads it; Principal refuses to answer.
 func (p *Pending) Stale() bool { return p.read && p.stale }
 
 // errStale: Principal of a Stale Pending (the caller's mistake).
@@ -129,11 +141,11 @@ func (p *Pending) Principal() (*Principal, error) {
 
 // Resolve answers the lookup alone. When the epoch has not been read, it
 // reads it (one round trip) and answers from the remembered state if the
-// epoch has not moved; otherwise, or when Stale, it reads the key as Lookup
-// does (one round trip) and answers that, remembering the key again when
-// it is still valid.
+// epoch has not moved; otherwise, or when Stale or overdue, it reads the
+// key as Lookup does (one round trip) and answers that, remembering the
+// key again when it is still valid.
 func (p *Pending) Resolve(ctx context.Context) (*Principal, error) {
-	if !p.read {
+	if !p.read && !p.overdue {
 		var e pgtype.Int8
 		err := p.a.pool.QueryRow(ctx, epochSQL, p.OrganizationID).Scan(&e)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {

@@ -47,6 +47,8 @@ type config struct {
 	IPv6Prefix     int
 	// DrainDelay: see addDrainFlag (drain.go); 0 outside serve.
 	DrainDelay time.Duration
+	// KeyRecheck: see addKeyRecheckFlag (keyrecheck.go).
+	KeyRecheck time.Duration
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration
@@ -193,6 +195,7 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 		"requests per minute per organization (env SVC_LIMIT_ORG_PER_MINUTE)")
 	fs.IntVar(&c.Limits.IPPerMinute, "limit-ip-per-minute", e.int("SVC_LIMIT_IP_PER_MINUTE", server.DefaultLimits.IPPerMinute),
 		"requests per minute per client IP (env SVC_LIMIT_IP_PER_MINUTE)")
+	addKeyRecheckFlag(fs, c, e) // keyrecheck.go
 }
 
 // checkDownloads is the check of --downloads-dir: the /developers/ page and

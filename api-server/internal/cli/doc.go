@@ -11,6 +11,7 @@
 //     sizes (serveConns, maxInFlight);
 //   - demo.go: the demo command: its listener (loopback only) and
 //     database; what it serves besides the API is package demo;
+//   - keyrecheck.go: --key-recheck, how long a remembered key is trusted;
 //   - logbuffer.go: the log's lines written together, off the request path;
 //   - progress.go: import's progress lines;
 //   - pprof.go: the loopback-only profiling listener;

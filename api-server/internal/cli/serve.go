@@ -89,7 +89,7 @@ func serve(ctx context.Context, c *config, db *database.DB, log *slog.Logger, re
 		return err
 	}
 	defer tel.stop(ctx, log)
-	ks, stopKeys := openKeys(ctx, db, tel.metrics)
+	ks, stopKeys := openKeys(ctx, c, db, tel.metrics)
 	defer stopKeys()
 	reads, closeStore, err := openStore(ctx, c, db, log)
 	if err != nil {
@@ -125,6 +125,9 @@ func (c *config) checkServe() error {
 	}
 	if c.MaxInFlight < 0 {
 		return usageError{fmt.Errorf("--max-in-flight must be 0 (the pool's size) or more, got %d", c.MaxInFlight)}
+	}
+	if err := c.checkKeyRecheck(); err != nil {
+		return err
 	}
 	return c.checkDownloads()
 }
@@ -191,8 +194,8 @@ func (tel *serveTelemetry) stop(ctx context.Context, log *slog.Logger) {
 // returned), then writes what it holds. It takes one connection at a time,
 // outside the admission gate, which keeps one connection of the pool for
 // it (maxInFlight).
-func openKeys(ctx context.Context, db *database.DB, metrics *telemetry.Metrics) (*keys.Authenticator, func()) {
-	var keyOpts keys.AuthenticatorOptions
+func openKeys(ctx context.Context, c *config, db *database.DB, metrics *telemetry.Metrics) (*keys.Authenticator, func()) {
+	keyOpts := keys.AuthenticatorOptions{Recheck: c.keyRecheck()}
 	if metrics != nil {
 		keyOpts.LastUsedHook = metrics.LastUsedWrite
 	}

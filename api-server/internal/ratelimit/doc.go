@@ -21,5 +21,6 @@
 //   - nodebreaker.go: on a Redis Cluster, a breaker per master and the
 //     reload of the Cluster's layout after a failure; nodeprobe.go:
 //     ProbeNodes, a limiter request on each master (the readiness detail);
+//   - urlredact.go: go-redis's URL errors without the URL's values;
 //   - logging.go: go-redis's log lines through slog, at most one a second.
 package ratelimit

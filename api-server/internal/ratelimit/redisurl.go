@@ -52,7 +52,7 @@ func newRedis(rawURL, namespace string, deadline time.Duration, dial dialer) (*R
 	case q.Has("master_name"):
 		opt, err := redis.ParseFailoverURL(rawURL)
 		if err != nil {
-			return nil, fmt.Errorf("redis sentinel url: %w", err)
+			return nil, urlError("redis sentinel url", rawURL, err) // urlredact.go
 		}
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = deadline, deadline, deadline, deadline
 		opt.ContextTimeoutEnabled = true
@@ -65,7 +65,7 @@ func newRedis(rawURL, namespace string, deadline time.Duration, dial dialer) (*R
 	case q.Has("addr"):
 		opt, err := redis.ParseClusterURL(rawURL)
 		if err != nil {
-			return nil, fmt.Errorf("redis cluster url: %w", err)
+			return nil, urlError("redis cluster url", rawURL, err)
 		}
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = deadline, deadline, deadline, deadline
 		opt.ContextTimeoutEnabled = true
@@ -78,7 +78,7 @@ func newRedis(rawURL, namespace string, deadline time.Duration, dial dialer) (*R
 	default:
 		opt, err := redis.ParseURL(rawURL)
 		if err != nil {
-			return nil, fmt.Errorf("redis url: %w", err)
+			return nil, urlError("redis url", rawURL, err)
 		}
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = deadline, deadline, deadline, deadline
 		opt.ContextTimeoutEnabled = true

@@ -134,6 +134,7 @@ func newServer(cfg Config) (*Server, error) {
 	s.replicas, _ = cfg.Store.(replicaStatus)  // before instrument wraps the store
 	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
 	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
+	s.fencedCheck, _ = cfg.Store.(fencedChecker)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))

@@ -17,6 +17,11 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 	span := "query " + ep.name
 	return func(c *gin.Context) {
 		st := state(c)
+		// Before every step: the primary read-only or in recovery → 503
+		// (primaryready.go).
+		if !s.refuseFenced(c, st) {
+			return
+		}
 		// 2. Credentials in the query string, organization overrides, two
 		// Authorization headers: 400 (guard.go).
 		if !s.guard(c, st) {

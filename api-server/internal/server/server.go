@@ -126,6 +126,8 @@ type Server struct {
 	partial partialLimiter
 	// readyCheck is cfg.Store's readiness check, if it has one (primaryready.go).
 	readyCheck readyChecker
+	// fencedCheck is cfg.Store's Fenced, if it has one (primaryready.go).
+	fencedCheck fencedChecker
 	// draining is set by Handlers.Drain: /readyz answers 503 (drain.go).
 	draining  drainFlag
 	dbBreaker breaker // of the database

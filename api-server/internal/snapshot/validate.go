@@ -25,6 +25,14 @@ const (
 	// both backends store four-digit years.
 	minYear = 1
 	maxYear = 9999
+	// MaxCount is the most a count of one row may be (impressions, reach,
+	// clicks, conversions): 10^12, far above any platform's daily figure.
+	// The service adds counts in 64-bit integers (the per-day sums on
+	// PostgreSQL, the summaries on both databases), which hold 9.2 × 10^18:
+	// at this bound a sum overflows only past 9.2 million rows at the
+	// maximum, and the sums are checked where they are added (an error,
+	// never a wrapped value). Security review 2, issue 40.
+	MaxCount = 1_000_000_000_000
 )
 
 var (
@@ -104,6 +112,8 @@ func (p *problems) count(path string, v *int64) {
 		p.add(path, "required (a non-negative integer)")
 	case *v < 0:
 		p.add(path, "must not be negative")
+	case *v > MaxCount:
+		p.add(path, "%d is more than %d, the most one row may count (the service's 64-bit sums of many rows must not overflow)", *v, int64(MaxCount))
 	}
 }
 
@@ -292,8 +302,8 @@ func (p *problems) insight(path string, in *Insight) (time.Time, *time.Time) {
 		d = time.Time{}
 	}
 	p.checkInsightFields(path, in)
-	if in.Conversions != nil && *in.Conversions < 0 {
-		p.add(path+".conversions", "must not be negative")
+	if in.Conversions != nil {
+		p.count(path+".conversions", in.Conversions)
 	}
 	t := p.timestamp(path+".syncedAt", in.SyncedAt)
 	p.payload(path+".rawPayload", in.RawPayload)

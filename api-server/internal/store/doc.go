@@ -27,6 +27,7 @@
 //     primarycheck.go: CheckPrimary and WatchPrimary, the writable-primary
 //     check of /readyz and of serve;
 //   - errors.go: which errors are the database's unavailability.
+//   - checkedsum.go: sums of counts checked for overflow (ErrCountOverflow).
 //
 // The page statements select only the columns SPEC §2 returns; the columns
 // that must never leave the service are named in none of them. There is no

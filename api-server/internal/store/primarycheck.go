@@ -38,10 +38,41 @@ func (s *Store) CheckPrimary(ctx context.Context) error {
 // errNothingIdle: checkPrimary without acquire found no idle connection.
 var errNothingIdle = errors.New("no idle connection to check")
 
-// checkPrimary is CheckPrimary; with acquire false it checks only the
+// Fenced returns the reason the configured primary was last found not
+// writable (an ErrNotPrimary: read-only, fenced, or in recovery, demoted),
+// or nil once a check found it writable again. The server refuses API
+// requests (503) while it is not nil: key lookups there would not see a
+// revocation written on the real primary (api-server/README.md, "A fenced
+// primary"; issue 40). Checks run every second (WatchPrimary) and with
+// every /readyz (CheckPrimary).
+func (s *Store) Fenced() error {
+	if p := s.fenced.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Fenced is the primary's Fenced.
+func (r *Routed) Fenced() error { return r.primary.Fenced() }
+
+// checkPrimary is checkConns, remembered for Fenced: set by ErrNotPrimary,
+// cleared by a check that passes, left alone by any other outcome (the
+// database unreachable fails requests by itself).
+func (s *Store) checkPrimary(ctx context.Context, acquire bool) error {
+	err := s.checkConns(ctx, acquire)
+	switch {
+	case err == nil:
+		s.fenced.Store(nil)
+	case errors.Is(err, ErrNotPrimary):
+		s.fenced.Store(&err)
+	}
+	return err
+}
+
+// checkConns is CheckPrimary; with acquire false it checks only the
 // connections that are idle (none: errNothingIdle), so that a background
 // check never makes a request wait for a connection.
-func (s *Store) checkPrimary(ctx context.Context, acquire bool) error {
+func (s *Store) checkConns(ctx context.Context, acquire bool) error {
 	conns := s.pool.AcquireAllIdle(ctx)
 	if len(conns) == 0 {
 		if !acquire {

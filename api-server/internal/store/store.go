@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/adsnap/svc/keys-admin/database"
@@ -45,6 +46,9 @@ type Store struct {
 	// stmts are SQLite's statements, prepared (nil on PostgreSQL, where
 	// pgx prepares each statement once per connection).
 	stmts map[*statement]*sql.Stmt
+	// fenced is the last ErrNotPrimary of the primary check, nil once a
+	// check passes (Fenced, primarycheck.go).
+	fenced atomic.Pointer[error]
 }
 
 // reader reads pages in one database's dialect: pgReader (read_pg.go: one

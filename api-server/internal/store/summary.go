@@ -259,8 +259,12 @@ func (a *summer) add(r *summaryRow) error {
 		a.g.Days++
 		a.lastDate = r.date
 	}
-	a.g.Impressions += r.impressions
-	a.g.Clicks += r.clicks
+	if err := addCount(&a.g.Impressions, r.impressions); err != nil { // checkedsum.go
+		return err
+	}
+	if err := addCount(&a.g.Clicks, r.clicks); err != nil {
+		return err
+	}
 	if err := a.spend.add(r.spend); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
 )
 
 // codex writes Codex's config.toml. Documented format
@@ -56,7 +59,7 @@ func (codex) update(opts *InstallOptions, old []byte) ([]byte, error) {
 
 	var before map[string]any
 	if err := toml.Unmarshal(old, &before); err != nil {
-		return nil, fmt.Errorf("the file is not TOML (fix or move it, then run again): %w", err)
+		return nil, notTOML(err)
 	}
 	lines := strings.SplitAfter(string(old), "\n")
 	var out []string
@@ -121,4 +124,15 @@ func (codex) update(opts *InstallOptions, old []byte) ([]byte, error) {
 
 func (codex) secret() string {
 	return `Key: an environment reference. Codex forwards SVC_API_KEY from its own environment (env_vars = ["SVC_API_KEY"]): export SVC_API_KEY before starting codex.`
+}
+
+// notTOML is the usage error (exit 2) of a file that is not TOML, with the
+// line and column go-toml reports.
+func notTOML(err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return cmdutil.FlagErrorf("the file is not TOML (fix or move it, then run again): line %d, column %d: %s", row, col, err)
+	}
+	return cmdutil.FlagErrorf("the file is not TOML (fix or move it, then run again): %s", err)
 }

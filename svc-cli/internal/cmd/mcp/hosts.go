@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"runtime"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/adsnap/svc/svc-cli/internal/cmdutil"
 )
 
 // The JSON hosts' files are edited with hujson (JSON with comments and
@@ -25,9 +28,13 @@ func patchJSON(old []byte, key string, entry any, extra func(v *hujson.Value) er
 	if len(old) == 0 {
 		old = []byte("{}")
 	}
-	v, err := hujson.Parse(old)
+	// A copy: the values alias the buffer parsed, and Standardize blanks
+	// its comments in place; old is what the backup keeps.
+	v, err := hujson.Parse(bytes.Clone(old))
 	if err != nil {
-		return nil, fmt.Errorf("the file is not JSON (fix or move it, then run again): %w", err)
+		// A usage error (exit 2), with hujson's line and column; never
+		// the network failure that its io.ErrUnexpectedEOF would map to.
+		return nil, cmdutil.FlagErrorf("the file is not JSON (fix or move it, then run again): %s", err)
 	}
 	if _, ok := v.Value.(*hujson.Object); !ok {
 		return nil, fmt.Errorf("the file is not a JSON object")

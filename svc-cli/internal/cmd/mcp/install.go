@@ -64,7 +64,9 @@ configuration, keeping every other entry, after a backup of the file
   codex           ~/.codex/config.toml (or .codex/config.toml), forwarding
                   SVC_API_KEY with env_vars
 
---print writes the file it would write to standard output instead.`,
+--print writes the file it would write to standard output instead. A file
+(or a project's configuration directory) that is a symbolic link is refused:
+give the real file with --config.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !slices.Contains(hosts, opts.Client) {
@@ -130,12 +132,14 @@ func installRun(opts *InstallOptions) error {
 			return err
 		}
 	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reading %s: %w", path, err)
+	if opts.Config == "" && opts.Scope == "project" {
+		if err := checkProjectDir(path); err != nil {
+			return err
+		}
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		old = nil
+	old, err := readConfig(path) // never through a link (safewrite.go)
+	if err != nil {
+		return err
 	}
 	if b, ok := h.(claudeDesktop); ok {
 		return b.install(opts, path, old)
@@ -172,17 +176,24 @@ func installRun(opts *InstallOptions) error {
 // keyInFile matches a developer key written in a configuration file.
 var keyInFile = regexp.MustCompile(`svc_live_[A-Za-z0-9_-]{43}`)
 
-// writeWithBackup copies the previous file (when there is one) to
-// path.bak-TIMESTAMP with its mode, then replaces path atomically (a
-// temporary file in the same directory, renamed). A new file is 0600.
+// writeWithBackup copies the previous file (when there is one: old, the
+// bytes read) to a new path.bak-TIMESTAMP with its mode (writeBackup:
+// created exclusively), then replaces path atomically (a temporary file in
+// the same directory, renamed). A new file is 0600. A path that is a
+// symbolic link is refused, never replaced by a regular file.
 func writeWithBackup(path string, old, data []byte, now time.Time) (backup string, err error) {
 	mode := fs.FileMode(0o600)
-	if st, err := os.Stat(path); err == nil {
+	st, err := os.Lstat(path)
+	switch {
+	case err == nil && st.Mode()&fs.ModeSymlink != 0:
+		return "", errLink(path)
+	case err == nil:
 		mode = st.Mode().Perm()
-		backup = path + ".bak-" + now.UTC().Format("20060102T150405Z")
-		if err := os.WriteFile(backup, old, mode); err != nil {
-			return "", fmt.Errorf("backing up %s: %w", path, err)
+		if backup, err = writeBackup(path, old, mode, now); err != nil {
+			return "", err
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -45,12 +45,18 @@ type VerifyOptions struct {
 	// PublicKey is the minisign public key (base64) the signature must
 	// verify with (default: the release key built into svc).
 	PublicKey string
+	// Version is the release asked for (--version): the trusted comment
+	// must name it. Empty: any release not older than MinVersion.
+	Version string
+	// MinVersion is the oldest release accepted without Version (default:
+	// this svc's version; none for a build that names no release).
+	MinVersion string
 }
 
 // NewCmdVerify returns the verify command. runF, when not nil, runs
 // instead of the command body (for flag tests).
 func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Command {
-	opts := &VerifyOptions{IO: f.IOStreams}
+	opts := &VerifyOptions{IO: f.IOStreams, MinVersion: build.Version()}
 	cmd := &cobra.Command{
 		Use:   "verify FILE...",
 		Short: "Check downloads of svc: the signature of SHA256SUMS, then each file's SHA-256",
@@ -69,7 +75,10 @@ another one (a test release, or a key rotated after this svc was built).
 It refuses (exit 8, and then trust none of the files) when the signature is
 missing, was made by another key, or does not match SHA256SUMS (the list
 was changed after it was signed), and names each file whose SHA-256 does not
-match its line or that SHA256SUMS does not list.`, build.ReleaseKey()),
+match its line or that SHA256SUMS does not list. It also refuses a release
+older than this svc (%s), as the signature's trusted comment names it
+("svc-cli VERSION"), unless --version names that release: a site cannot roll
+you back to an older, genuinely signed release without you asking.`, build.ReleaseKey(), build.Version()),
 		Example: `  curl -fsSLO {site_url}/developers/svc-cli-1.0.0-linux-amd64.tgz
   curl -fsSLO {site_url}/developers/SHA256SUMS
   curl -fsSLO {site_url}/developers/SHA256SUMS.minisig
@@ -103,6 +112,7 @@ match its line or that SHA256SUMS does not list.`, build.ReleaseKey()),
 	}
 	cmd.Flags().StringVar(&opts.Sums, "sums", "", "the SHA256SUMS file (default: SHA256SUMS beside the first FILE)")
 	cmd.Flags().StringVar(&opts.Signature, "signature", "", "its signature (default: the SHA256SUMS file with .minisig added)")
+	cmd.Flags().StringVar(&opts.Version, "version", "", "the release you mean to check (such as an older one, on purpose): the signature's trusted comment must name it")
 	cmd.Flags().StringVar(&opts.PublicKey, "public-key", "", "the minisign public key (base64, as minisign -P takes it) to check against instead of the built-in release key")
 	return cmd
 }
@@ -127,6 +137,9 @@ func verifyRun(opts *VerifyOptions) error {
 	sums, comment, err := checkSignature(key, opts.PublicKey, opts.Sums, opts.Signature)
 	if err != nil {
 		return err
+	}
+	if err := checkRelease(opts.Sums, comment, opts.Version, opts.MinVersion); err != nil {
+		return err // release.go: rollback protection
 	}
 	out := opts.IO.Out
 	fmt.Fprintf(out, "%s: signature OK, by the release key %s (trusted comment: %s)\n", opts.Sums, keyID(key.ID()), comment)

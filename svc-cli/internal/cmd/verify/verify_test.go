@@ -29,11 +29,11 @@ func TestNewCmdVerify(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults: beside the first file, the built-in key", args: dir + "/a.tgz " + dir + "/b.tgz",
-			want: VerifyOptions{Files: []string{dir + "/a.tgz", dir + "/b.tgz"}, Sums: dir + "/SHA256SUMS", Signature: dir + "/SHA256SUMS.minisig", PublicKey: build.ReleaseKey()}},
-		{name: "every flag", args: "--sums s --signature sig --public-key " + build.DefaultReleaseKey + " x",
-			want: VerifyOptions{Files: []string{"x"}, Sums: "s", Signature: "sig", PublicKey: build.DefaultReleaseKey}},
+			want: VerifyOptions{Files: []string{dir + "/a.tgz", dir + "/b.tgz"}, Sums: dir + "/SHA256SUMS", Signature: dir + "/SHA256SUMS.minisig", PublicKey: build.ReleaseKey(), MinVersion: build.Version()}},
+		{name: "every flag", args: "--sums s --signature sig --version 0.9.0 --public-key " + build.DefaultReleaseKey + " x",
+			want: VerifyOptions{Files: []string{"x"}, Sums: "s", Signature: "sig", PublicKey: build.DefaultReleaseKey, Version: "0.9.0", MinVersion: build.Version()}},
 		{name: "signature defaults beside --sums", args: "--sums dl/SHA256SUMS x",
-			want: VerifyOptions{Files: []string{"x"}, Sums: "dl/SHA256SUMS", Signature: "dl/SHA256SUMS.minisig", PublicKey: build.ReleaseKey()}},
+			want: VerifyOptions{Files: []string{"x"}, Sums: "dl/SHA256SUMS", Signature: "dl/SHA256SUMS.minisig", PublicKey: build.ReleaseKey(), MinVersion: build.Version()}},
 		{name: "no file", args: "", wantErr: `"verify" needs at least one FILE to check (SHA256SUMS alone checks only the signature)`},
 		{name: "bad key", args: "--public-key RWQnotakey x", wantErr: "--public-key: not a minisign public key (want the base64 line that starts with RW)"},
 		{name: "unknown flag", args: "--key x y", wantErr: "unknown flag: --key"},
