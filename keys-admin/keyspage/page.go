@@ -102,6 +102,7 @@ type pageData struct {
 	Manage        string // why the caller cannot manage keys; "" when they can
 	CreateRefusal string // why the create form is disabled; "" when it is not
 	RevokeNote    string // said when creation is refused but revocation works
+	CanRoll       bool   // "Roll" is offered: a Roller, and creation refused at most by the limit
 	Form          form
 	Scopes        []apikey.Scope
 	Presets       []int
@@ -139,7 +140,9 @@ func (h *handler) load(w http.ResponseWriter, r *http.Request, d *pageData) (int
 			d.Active++
 		}
 	}
-	if err := h.cfg.Keys.CanCreate(r.Context(), d.Identity.OrganizationID, d.Identity.UserID); err != nil {
+	err = h.cfg.Keys.CanCreate(r.Context(), d.Identity.OrganizationID, d.Identity.UserID)
+	d.CanRoll = h.roller != nil && (err == nil || errors.Is(err, keys.ErrKeyLimit))
+	if err != nil {
 		ref := explain(err)
 		if ref.status == http.StatusInternalServerError {
 			h.serverError(w, r, err)
