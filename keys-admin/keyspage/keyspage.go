@@ -53,6 +53,9 @@ type Config struct {
 	// SignInURL, if set, is linked from the page shown to a visitor who is
 	// not signed in.
 	SignInURL string
+	// ReferenceURL, if set, is linked from the page as the API reference
+	// (svc-api serves one at /developers/api).
+	ReferenceURL string
 	// Logger receives server-side failures (never a key value). nil discards.
 	Logger *slog.Logger
 	// Reveals holds each new key for its one view (see RevealStore). nil

@@ -95,6 +95,7 @@ func (f form) Checked(scope apikey.Scope) bool { return slices.Contains(f.Scopes
 // pageData is what page.html receives.
 type pageData struct {
 	Path          string
+	Reference     string // Config.ReferenceURL
 	Identity      Identity
 	Keys          []keys.KeyInfo
 	Active        int
@@ -114,7 +115,7 @@ type pageData struct {
 
 func (h *handler) newPage(id Identity) *pageData {
 	return &pageData{
-		Path: h.cfg.Path, Identity: id, MaxActive: keys.MaxActiveKeys,
+		Path: h.cfg.Path, Reference: h.cfg.ReferenceURL, Identity: id, MaxActive: keys.MaxActiveKeys,
 		Scopes: apikey.AllScopes, Presets: ExpiryPresets,
 		MinDays: keys.MinExpiryDays, MaxDays: keys.MaxExpiryDays,
 		Form: form{Expiry: "30", Errors: map[string]string{}},
