@@ -169,7 +169,7 @@ func TestDeveloperPortalInBrowser(t *testing.T) {
 	shown := eval("operations", `[...document.querySelectorAll("section.ref-op")].filter(s => s.getBoundingClientRect().height > 0)
 		.map(s => s.id + " " + s.querySelector(".ref-scope").textContent + " " + s.querySelectorAll("figure.ref-example").length).sort().join("\n")`)
 	if shown != strings.Join(want, "\n") {
-		t.Errorf("the page shows (operation, scope, examples):\n%s\nthe document has:\n%s", shown, strings.Join(want, "\n"))
+		t.Errorf("the page shows (operation, scope, examples):\n%s\nthe document has (x-scope, 3 x-codeSamples each):\n%s", shown, strings.Join(want, "\n"))
 	}
 	if bg := eval("style", `getComputedStyle(document.querySelector(".ref-method")).backgroundColor`); bg != "rgb(31, 136, 61)" {
 		t.Errorf("the style sheet did not apply: a method badge's background is %q", bg)

@@ -61,7 +61,7 @@ func refExamples(t *testing.T, e *env, base string) []refExample {
 				labels[s.Label] = true
 			}
 			if !labels["curl"] || !labels["Go"] || !labels["svc"] {
-				t.Errorf("%s: examples %v, want curl, Go and svc", op.OperationID, labels)
+				t.Errorf("%s: examples %v; give every operation of api-server/openapi.yaml x-codeSamples labelled curl, Go and svc (and its x-scope)", op.OperationID, labels)
 			}
 		}
 	}
