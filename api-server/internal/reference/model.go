@@ -180,7 +180,7 @@ func parseParam(doc, p map[string]any) param {
 	if v := str(s["pattern"]); v != "" {
 		c = append(c, "pattern "+v)
 	}
-	out.Constraints = strings.Join(c, "; ")
+	out.Constraints = strings.Join(c, ", ")
 	return out
 }
 

@@ -40,7 +40,7 @@ func TestRealDocument(t *testing.T) {
 		`data-operation="readInsightSnapshots" data-scope="insights:read"`,
 		`data-operation="readInsightSummary" data-scope="insights:read"`,
 		`export SVC_SITE_URL=https://api.example` + "\n",
-		"1 to 100; default 50", // limit, through #/components/parameters and its schema
+		"<li><code>limit</code>: 1 to 100, default 50</li>", // limit, through #/components/parameters and its schema
 		"Requests per minute per key",
 	} {
 		if !strings.Contains(body, want) {
