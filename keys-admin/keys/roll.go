@@ -115,6 +115,7 @@ func (m *Manager) Roll(ctx context.Context, organizationID, userID, keyID string
 		if _, err := tx.NewUpdate().Model(&old).
 			Column("expires_at", "replaced_by_key_id").
 			WherePK().
+			Where("organization_id = ?", organizationID).
 			Exec(ctx); err != nil {
 			return fmt.Errorf("shorten the rolled key: %w", err)
 		}
