@@ -116,9 +116,10 @@ func TestReferenceNamesTheScopeOf403(t *testing.T) {
 			}
 			others := apikey.NewScopes(apikey.AllScopes...) &^ apikey.NewScopes(sc)
 			w := e.get(server.BasePath+path, key(others))
-			msg, _ := decodeError(t, w).Message.(string)
-			if w.Code != http.StatusForbidden || !strings.Contains(msg, "("+scope+")") {
-				t.Errorf("%s without %s: %d %q, want 403 naming it", path, scope, w.Code, msg)
+			if w.Code != http.StatusForbidden {
+				t.Errorf("%s without %s (the scope the page names): %d, want 403", path, scope, w.Code)
+			} else if msg, _ := decodeError(t, w).Message.(string); !strings.Contains(msg, "("+scope+")") {
+				t.Errorf("%s without %s: 403 %q, which names another scope than the page", path, scope, msg)
 			}
 			if w := e.get(server.BasePath+path, key(apikey.NewScopes(sc))); w.Code == http.StatusForbidden {
 				t.Errorf("%s with only %s: 403 %s", path, scope, w.Body)
