@@ -119,7 +119,8 @@ README.md, section "Exit codes"):
   2  usage: bad flags or input (scope, expiry, name); nothing was done
   3  refused: not a current owner/admin, or the subscription does not allow it
   4  not found: unknown organization or key
-  5  conflict or limit: already 10 active keys, or the key is already revoked
+  5  conflict or limit: already 10 active keys, or the key is already revoked,
+     rolled or expired
   6  unavailable: the database is unreachable or timed out; try again later`
 
 type app struct {
@@ -131,7 +132,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	a := &app{stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "keys-admin",
-		Short:         "Create, list and revoke developer keys",
+		Short:         "Create, list, revoke and roll developer keys",
 		Long:          rootHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -139,7 +140,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	// The default is read at run time, so that --help never prints a URL
 	// (which may hold a password) from the environment.
 	root.PersistentFlags().StringVar(&a.databaseURL, "database-url", "", "database URL: postgres://… or sqlite:PATH (default $SVC_DATABASE_URL)")
-	root.AddCommand(a.migrateCmd(), a.createCmd(), a.listCmd(), a.revokeCmd(), versionCmd(stdout))
+	root.AddCommand(a.migrateCmd(), a.createCmd(), a.listCmd(), a.revokeCmd(), a.rollCmd(), versionCmd(stdout))
 	return root
 }
 

@@ -6,6 +6,9 @@
 //     organizations.go: the host platform's organizations and members;
 //     models.go: the tables as bun models; migrations/: their migrations,
 //     the key-state epochs included;
+//   - roll.go: Manager.Roll replaces a key by a new one with a grace
+//     period for the old (DESIGN §6), and how a roll counts against the
+//     active-key limit;
 //   - lookup.go: Authenticator, the api-server's per-request side: Lookup
 //     resolves a presented key in one round trip;
 //   - pending.go: the per-request key protocol, headed by its contract:

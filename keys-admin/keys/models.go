@@ -63,6 +63,7 @@ type keyRow struct {
 	RevokedAt       *time.Time `bun:"revoked_at"`
 	RevokedByUserID *string    `bun:"revoked_by_user_id"`
 	LastUsedAt      *time.Time `bun:"last_used_at"`
+	ReplacedByKeyID *string    `bun:"replaced_by_key_id"` // the successor of a rolled key (roll.go)
 }
 
 // auditRow is a row of developer_key_audit: who did what to which key, when.
@@ -96,6 +97,9 @@ type KeyInfo struct {
 	RevokedAt  *time.Time `json:"revokedAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	State      string     `json:"state"`
+	// ReplacedBy is the id of the key that replaced this one in a roll
+	// (Manager.Roll), which then expires at ExpiresAt; "" if never rolled.
+	ReplacedBy string `json:"replacedBy,omitempty"`
 }
 
 // CreatedKey is what Create returns: the key's description and its value,
@@ -105,7 +109,7 @@ type CreatedKey struct {
 	Key string `json:"key"`
 }
 
-// AuditEntry is one recorded create or revoke.
+// AuditEntry is one recorded create, revoke or roll.
 type AuditEntry struct {
 	KeyID       string    `json:"keyId"`
 	ActorUserID string    `json:"actorUserId"`
@@ -122,10 +126,15 @@ func (r *keyRow) info(now time.Time) KeyInfo {
 		state = StateExpired
 	}
 	scopes := strings.Split(r.Scopes, ",")
+	var replacedBy string
+	if r.ReplacedByKeyID != nil {
+		replacedBy = *r.ReplacedByKeyID
+	}
 	return KeyInfo{
 		ID: r.ID, Name: r.Name, Scopes: scopes, Hint: r.Hint, IssuerID: r.IssuerUserID,
 		CreatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(),
 		RevokedAt: utcPtr(r.RevokedAt), LastUsedAt: utcPtr(r.LastUsedAt), State: state,
+		ReplacedBy: replacedBy,
 	}
 }
 

@@ -1,9 +1,12 @@
 // Package keyshttp is the HTTP API the settings backend mounts, behind its
-// own session authentication, to create, list and revoke developer keys.
+// own session authentication, to create, list, revoke and roll developer
+// keys. Files: handler.go (the handler, create, list, revoke, errors);
+// roll.go (POST /{id}/roll, keys.Manager.Roll).
 //
 //	GET    /        list the organization's keys
 //	POST   /        create a key: {"name", "scopes": [...], "expiresInDays"}; 201 with the value, once
 //	DELETE /{id}    revoke a key
+//	POST   /{id}/roll  roll a key: {"expiresInDays", "graceSeconds"}; 201 {"new": the new key with its value, once, "old": the old key}
 //
 // Mount it under a prefix with http.StripPrefix, e.g.
 //
@@ -20,7 +23,8 @@
 //	     user may not manage the organization's keys
 //	404  no such endpoint, or no such key in the organization (an id that is
 //	     not shaped like a key id is not echoed)
-//	409  ten keys are active already, or the key is revoked already
+//	409  ten keys are active already, or the key is revoked, expired or
+//	     rolled already
 //	413  body over 16 KiB
 //	415  create without Content-Type: application/json
 //	500  the store failed

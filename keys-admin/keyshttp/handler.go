@@ -51,6 +51,7 @@ func New(k Keys, identify IdentityFunc, log *slog.Logger) http.Handler {
 	mux.HandleFunc("GET /{$}", h.list)
 	mux.HandleFunc("POST /{$}", h.create)
 	mux.HandleFunc("DELETE /{id}", h.revoke)
+	mux.HandleFunc("POST /{id}/roll", h.roll) // roll.go
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint")
 	})
@@ -84,6 +85,12 @@ var createFields = map[string]bool{"name": true, "scopes": true, "expiresInDays"
 // encoding/json/v2 does this natively but is not yet in the standard
 // library without GOEXPERIMENT, hence the token pass.
 func decodeStrict(raw []byte, v any) error {
+	return decodeFields(raw, createFields, "name, scopes, expiresInDays", v)
+}
+
+// decodeFields is decodeStrict for a body whose only fields are fields
+// (names lists them for the message).
+func decodeFields(raw []byte, fields map[string]bool, names string, v any) error {
 	tok := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := tok.Token(); err != nil || t != json.Delim('{') {
 		return errors.New("the body must be one JSON object")
@@ -95,8 +102,8 @@ func decodeStrict(raw []byte, v any) error {
 			return err
 		}
 		name, _ := t.(string)
-		if !createFields[name] {
-			return fmt.Errorf("unknown field %q (field names are case-sensitive: name, scopes, expiresInDays)", truncate(name, 64))
+		if !fields[name] {
+			return fmt.Errorf("unknown field %q (field names are case-sensitive: %s)", truncate(name, 64), names)
 		}
 		if seen[name] {
 			return fmt.Errorf("field %q is repeated", name)

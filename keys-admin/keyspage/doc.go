@@ -2,7 +2,8 @@
 // http.Handler: the organization's keys, a form to create one, the new key
 // shown once on the page a create redirects to (Post/Redirect/Get: a reload
 // neither shows it again nor creates another; see RevealStore), and
-// revocation with a confirmation step. The host application mounts it under
+// revocation with a confirmation step, and rolling a key (a new key, the
+// old one kept for a grace period). The host application mounts it under
 // its own settings path, wraps it in its own layout, and tells it who is
 // signed in; the package never handles passwords or sessions.
 //
@@ -30,5 +31,6 @@
 //   - page.go: the handlers (the page, create, confirm and revoke) and the
 //     errors turned into sentences;
 //   - reveal.go: RevealStore, the new key held for the page it is shown on;
+//   - roll.go: Roller, the roll form and its POST (keys.Manager.Roll);
 //   - templates/, assets/: the embedded templates, style sheet and script.
 package keyspage

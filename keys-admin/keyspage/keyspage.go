@@ -53,6 +53,9 @@ type Config struct {
 	// SignInURL, if set, is linked from the page shown to a visitor who is
 	// not signed in.
 	SignInURL string
+	// ReferenceURL, if set, is linked from the page as the API reference
+	// (svc-api serves one at /developers/api).
+	ReferenceURL string
 	// Logger receives server-side failures (never a key value). nil discards.
 	Logger *slog.Logger
 	// Reveals holds each new key for its one view (see RevealStore). nil
@@ -94,6 +97,7 @@ type handler struct {
 	now    func() time.Time
 	// reveals holds new keys between the create and their one view.
 	reveals RevealStore
+	roller  Roller // Config.Keys when it can roll (roll.go); nil otherwise
 }
 
 // New returns the page's handler, already wrapped in CrossOriginProtection
@@ -120,6 +124,7 @@ func newHandler(cfg Config, now func() time.Time) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keyspage: parse templates: %w", err)
 	}
+	h.roller, _ = cfg.Keys.(Roller)
 	h.layout = cfg.Layout
 	if h.layout == nil {
 		h.layout = h.tmpl.Lookup("layout.html")
@@ -144,6 +149,8 @@ func newHandler(cfg Config, now func() time.Time) (http.Handler, error) {
 	mux.HandleFunc("GET /created/{token}", h.created)
 	mux.HandleFunc("GET /revoke/{id}", h.confirmRevoke)
 	mux.HandleFunc("POST /revoke/{id}", h.revoke)
+	mux.HandleFunc("GET /roll/{id}", h.rollForm)
+	mux.HandleFunc("POST /roll/{id}", h.roll)
 	mux.HandleFunc("GET /assets/{name}", h.asset)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "message.html", messageData{Title: "Not found", Text: "There is no such page in Developer keys."})

@@ -95,6 +95,7 @@ func (f form) Checked(scope apikey.Scope) bool { return slices.Contains(f.Scopes
 // pageData is what page.html receives.
 type pageData struct {
 	Path          string
+	Reference     string // Config.ReferenceURL
 	Identity      Identity
 	Keys          []keys.KeyInfo
 	Active        int
@@ -102,6 +103,7 @@ type pageData struct {
 	Manage        string // why the caller cannot manage keys; "" when they can
 	CreateRefusal string // why the create form is disabled; "" when it is not
 	RevokeNote    string // said when creation is refused but revocation works
+	CanRoll       bool   // "Roll" is offered: a Roller, and creation refused at most by the limit
 	Form          form
 	Scopes        []apikey.Scope
 	Presets       []int
@@ -113,7 +115,7 @@ type pageData struct {
 
 func (h *handler) newPage(id Identity) *pageData {
 	return &pageData{
-		Path: h.cfg.Path, Identity: id, MaxActive: keys.MaxActiveKeys,
+		Path: h.cfg.Path, Reference: h.cfg.ReferenceURL, Identity: id, MaxActive: keys.MaxActiveKeys,
 		Scopes: apikey.AllScopes, Presets: ExpiryPresets,
 		MinDays: keys.MinExpiryDays, MaxDays: keys.MaxExpiryDays,
 		Form: form{Expiry: "30", Errors: map[string]string{}},
@@ -139,7 +141,9 @@ func (h *handler) load(w http.ResponseWriter, r *http.Request, d *pageData) (int
 			d.Active++
 		}
 	}
-	if err := h.cfg.Keys.CanCreate(r.Context(), d.Identity.OrganizationID, d.Identity.UserID); err != nil {
+	err = h.cfg.Keys.CanCreate(r.Context(), d.Identity.OrganizationID, d.Identity.UserID)
+	d.CanRoll = h.roller != nil && (err == nil || errors.Is(err, keys.ErrKeyLimit))
+	if err != nil {
 		ref := explain(err)
 		if ref.status == http.StatusInternalServerError {
 			h.serverError(w, r, err)

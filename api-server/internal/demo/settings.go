@@ -215,7 +215,7 @@ func Settings(ks *keys.Manager, api http.Handler, log *slog.Logger, now time.Tim
 	}
 	page, err := keyspage.New(keyspage.Config{
 		Keys: ks, Identify: sessions.identify, Path: KeysPath, SignInURL: SignInPath,
-		Layout: tmpl.Lookup("layout"), Logger: log,
+		Layout: tmpl.Lookup("layout"), Logger: log, ReferenceURL: "/developers/api",
 	})
 	if err != nil {
 		return nil, err

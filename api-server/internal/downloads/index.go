@@ -99,6 +99,7 @@ func compareVersions(a, b string) int {
 var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Downloads: svc {{.Version}}</title></head>
 <body><h1>Downloads{{if .Version}}: svc {{.Version}}{{end}}</h1>
+<p><a href="/developers/api">API reference</a>: every operation with its scope, limits and examples (curl, Go, <code>svc</code>).</p>
 <p><code>svc</code> is the command-line client and local MCP server (<code>svc mcp</code>) of this service.
 Check every download against <a href="SHA256SUMS">SHA256SUMS</a> before installing it, as below.
 {{if .Verify.Signed}}Check the signature of <code>SHA256SUMS</code> first (<a href="#verify">Verify the release</a>): the SHA-256 alone proves only that a file matches the list served by this same site.

@@ -73,7 +73,9 @@
 //     listener), and the failure log written once a second.
 //   - observe.go: metrics and traces of a request (the reads': readDone);
 //     accesslog.go the access log's own writer.
-//   - openapi.go: the OpenAPI document; routes.go: New, NewHandlers and the
+//   - openapi.go: the OpenAPI document; reference.go: the API reference
+//     page at /developers/api (package reference); routes.go: New,
+//     NewHandlers and the
 //     routes; server.go: Config and Server.
 //
 // The /developers/ download site is package downloads, mounted by

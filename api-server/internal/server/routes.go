@@ -10,6 +10,8 @@ import (
 
 	"github.com/adsnap/svc/api-server/internal/downloads"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/reference"
+
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/semaphore"
 )
@@ -82,6 +84,10 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(r, "/healthz", s.healthz)
 	get(r, "/readyz", s.readyz)
 	get(r, BasePath+"/openapi.json", s.openAPI)
+	if s.reference != nil { // the API reference (package reference)
+		get(r, reference.Path, s.apiReference)
+		get(r, reference.Path+"/:asset", s.apiReference)
+	}
 	if s.downloads != nil { // the /developers/ site (package downloads)
 		site := gin.WrapH(s.downloads)
 		get(r, downloads.Prefix, site)
@@ -122,6 +128,9 @@ func newServer(cfg Config) (*Server, error) {
 		hsts:       cfg.HSTS, openapi: cfg.OpenAPIJSON,
 		log: cfg.Logger, accessOut: cfg.AccessLog, now: cfg.Now,
 		metrics: cfg.Metrics, tracer: cfg.Tracer,
+	}
+	if err := s.newReference(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.DownloadsDir != "" {
 		site, err := downloads.New(cfg.DownloadsDir, cfg.DownloadsSiteURL, cfg.Logger)

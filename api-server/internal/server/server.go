@@ -136,6 +136,7 @@ type Server struct {
 	hsts      bool
 	openapi   []byte
 	downloads http.Handler // the /developers/ site; nil without Config.DownloadsDir
+	reference http.Handler // the API reference at /developers/api (reference.go); nil without Config.OpenAPIJSON
 	log       *slog.Logger
 	accessOut io.Writer // Config.AccessLog
 	now       func() time.Time
