@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adsnap/svc/api-server/internal/store/schema"
 	// Time zones are checked against the IANA database; embed it so that a
 	// host without /usr/share/zoneinfo validates the same way.
 	_ "time/tzdata"
@@ -25,14 +27,9 @@ const (
 	// both backends store four-digit years.
 	minYear = 1
 	maxYear = 9999
-	// MaxCount is the most a count of one row may be (impressions, reach,
-	// clicks, conversions): 10^12, far above any platform's daily figure.
-	// The service adds counts in 64-bit integers (the per-day sums on
-	// PostgreSQL, the summaries on both databases), which hold 9.2 × 10^18:
-	// at this bound a sum overflows only past 9.2 million rows at the
-	// maximum, and the sums are checked where they are added (an error,
-	// never a wrapped value). Security review 2, issue 40.
-	MaxCount = 1_000_000_000_000
+	// MaxCount is the most a count of one row may be: schema.MaxCount
+	// (its comment says why).
+	MaxCount = schema.MaxCount
 )
 
 var (

@@ -276,7 +276,7 @@ type Insight struct {
 	Ctr string `json:"ctr"`
 
 	// Date The day (UTC midnight).
-	Date                time.Time                  `json:"date"`
+	Date                *time.Time                 `json:"date"`
 	Id                  string                     `json:"id"`
 	Impressions         int                        `json:"impressions"`
 	PlatformAdAccountId string                     `json:"platformAdAccountId"`

@@ -77,12 +77,15 @@ func openAPIObject(b *strings.Builder, ind, name string, fields []schema.Field) 
 		if err != nil {
 			return fmt.Errorf("%s.%s: %w", name, f.Go, err)
 		}
-		if f.Null {
+		if f.Null || f.WireNull {
 			typ = "[" + typ + ", 'null']"
 		}
 		fmt.Fprintf(b, "%s%s:\n%s  type: %s\n", p, f.JSON, p, typ)
 		if format != "" {
 			fmt.Fprintf(b, "%s  format: %s\n", p, format)
+		}
+		if f.Check == schema.Count {
+			fmt.Fprintf(b, "%s  minimum: 0\n%s  maximum: %d\n", p, p, schema.MaxCount)
 		}
 		if f.Desc != "" {
 			fmt.Fprintf(b, "%s  description: %s\n", p, yamlScalar(f.Desc))

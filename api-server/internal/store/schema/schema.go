@@ -34,6 +34,14 @@ const (
 	JSON
 )
 
+// MaxCount is the most a count of one row may be (Check Count: impressions,
+// reach, clicks, conversions): 10^12, far above any platform's daily figure.
+// The service adds counts in 64-bit integers, which hold 9.2 × 10^18: at
+// this bound a sum overflows only past 9.2 million rows at the maximum, and
+// the sums are checked where they are added (security review 2, issue 40).
+// The import refuses more (snapshot.MaxCount); openapi.yaml states it.
+const MaxCount = 1_000_000_000_000
+
 // Check is how the snapshot import validates a document field.
 type Check string
 
@@ -61,6 +69,9 @@ type Field struct {
 	Type Type
 	// Null: the value may be absent (JSON null).
 	Null bool
+	// WireNull: the API contract (SPEC §2) allows null although the column
+	// never holds one; only the OpenAPI type says so (Insight.date).
+	WireNull bool
 	// Column is the table column ("" for a document field the import
 	// writes by hand, as accountId is account_id, with its organization),
 	// and the name of the column the read statements return for it.
@@ -151,7 +162,7 @@ var Insight = Resource{
 		{Go: "AttributionWindow", JSON: "attributionWindow", Type: Text, Column: "attribution_window", Read: true, Doc: true, Check: NonEmpty},
 		{Go: "CampaignID", JSON: "campaignId", Type: Text, Null: true, Column: "campaign_id", Read: true, Doc: true,
 			Desc: "Null for account-level rows."},
-		{Go: "Date", JSON: "date", Type: Date, Column: "date", Read: true, Doc: true, Desc: "The day (UTC midnight)."},
+		{Go: "Date", JSON: "date", Type: Date, WireNull: true, Column: "date", Read: true, Doc: true, Desc: "The day (UTC midnight)."},
 		{Go: "SyncedAt", JSON: "syncedAt", Type: Time, Null: true, Column: "synced_at", Read: true, Doc: true},
 		{Go: "Currency", JSON: "currency", Type: Text, Column: "currency", Read: true, Group: "account"},
 		{Go: "Timezone", JSON: "timezone", Type: Text, Column: "timezone", Read: true, Group: "account"},
@@ -161,7 +172,8 @@ var Insight = Resource{
 		{Go: "CTR", JSON: "ctr", Type: Decimal, Column: "ctr", Read: true, Doc: true, Check: DecimalText, Desc: "Stored decimal value."},
 		{Go: "CPC", JSON: "cpc", Type: Decimal, Column: "cpc", Read: true, Doc: true, Check: DecimalText, Desc: inCurrency},
 		{Go: "CPM", JSON: "cpm", Type: Decimal, Column: "cpm", Read: true, Doc: true, Check: DecimalText, Desc: inCurrency},
-		{Go: "Impressions", JSON: "impressions", Type: Int, Column: "impressions", Read: true, Doc: true, Check: Count},
+		{Go: "Impressions", JSON: "impressions", Type: Int, Column: "impressions", Read: true, Doc: true, Check: Count,
+			Desc: "Stored count; the import refuses a count above 10^12 (a row's bound, so that the service's 64-bit sums cannot overflow)."},
 		{Go: "Reach", JSON: "reach", Type: Int, Column: "reach", Read: true, Doc: true, Check: Count},
 		{Go: "Clicks", JSON: "clicks", Type: Int, Column: "clicks", Read: true, Doc: true, Check: Count},
 		{Go: "Purchases", JSON: "purchases", Type: Float, Null: true, Column: "purchases", Read: true, Doc: true, Check: Number, Measured: true,
