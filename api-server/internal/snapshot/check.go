@@ -106,6 +106,9 @@ func (im *importer) check(ctx context.Context) error {
 	if err := im.db.checkInsights(ctx, im); err != nil {
 		return err
 	}
+	if err := im.checkWindows(ctx); err != nil {
+		return err
+	}
 	for _, c := range refChecks {
 		err := im.rows(ctx, c.query, func(ord int64, v []sql.NullString) {
 			im.probs.add(c.problems(im.src.path(c.k, ord), v)...)
@@ -119,8 +122,8 @@ func (im *importer) check(ctx context.Context) error {
 
 // rows runs a check query whose first column is an element's ord and
 // calls f for each row (at most maxProblems+1 rows are read).
-func (im *importer) rows(ctx context.Context, query string, f func(ord int64, v []sql.NullString)) error {
-	rows, err := im.tx.QueryContext(ctx, query)
+func (im *importer) rows(ctx context.Context, query string, f func(ord int64, v []sql.NullString), args ...any) error {
+	rows, err := im.tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("check snapshot references: %w", err)
 	}

@@ -31,16 +31,12 @@ type dialect interface {
 	// date's text, d the same day parsed).
 	timeValue(t time.Time) any
 	dateValue(day string, d time.Time) any
-	// nowArg is the merge's placeholder for the import time; decimal
-	// turns a staged decimal's expression into the table's type.
-	nowArg() string
-	decimal(expr string) string
-
 	// checkInsights is run with the checks: SQLite looks for duplicate and
 	// moved insights there, PostgreSQL while merging (mergeInsights).
 	checkInsights(ctx context.Context, im *importer) error
-	// mergeInsights runs the insights' upsert (see merge).
-	mergeInsights(ctx context.Context, im *importer, upsert string) error
+	// mergeInsights runs the insights' upsert (see merge), recording the
+	// rows it writes in svc_import_touched.
+	mergeInsights(ctx context.Context, im *importer) error
 	// dropStages drops the staging tables once merged, when commit does not.
 	dropStages(ctx context.Context, stages []*stage) error
 }
@@ -96,24 +92,26 @@ func (d *sqliteImport) timeValue(t time.Time) any { return t.UTC().Format(sqlite
 
 func (d *sqliteImport) dateValue(day string, _ time.Time) any { return day }
 
-func (d *sqliteImport) nowArg() string { return "?" }
-
-func (d *sqliteImport) decimal(expr string) string { return expr }
-
 func (d *sqliteImport) checkInsights(ctx context.Context, im *importer) error {
 	return im.insightConflicts(ctx)
 }
 
-func (d *sqliteImport) mergeInsights(ctx context.Context, im *importer, upsert string) error {
-	if _, err := d.tx.ExecContext(ctx, upsert, im.now); err != nil {
-		return fmt.Errorf("upsert insights: %w", err)
+// mergeInsights records the rows the upsert will add or rewrite, then
+// upserts those.
+func (d *sqliteImport) mergeInsights(ctx context.Context, im *importer) error {
+	if err := im.runSQL(ctx, qInsightsTouched); err != nil {
+		return err
 	}
-	return nil
+	return im.runSQL(ctx, qInsightsMerge, im.now)
 }
 
 func (d *sqliteImport) dropStages(ctx context.Context, stages []*stage) error {
+	tables := []string{"svc_import_touched", "svc_import_versions", "svc_import_days"}
 	for _, st := range stages {
-		if _, err := d.tx.ExecContext(ctx, "DROP TABLE temp."+st.table); err != nil {
+		tables = append(tables, st.table)
+	}
+	for _, t := range tables {
+		if _, err := d.tx.ExecContext(ctx, "DROP TABLE IF EXISTS temp."+t); err != nil {
 			return fmt.Errorf("drop staging table: %w", err)
 		}
 	}

@@ -1,0 +1,82 @@
+package snapshot
+
+import (
+	"context"
+	"time"
+)
+
+// What an import changed (CONTRACT-45, DESIGN §4b, §4c): every statement
+// of the merge that writes or removes an insight row records the row in
+// svc_import_touched, a TEMP table of the import's transaction, with the
+// account and day it had before; every statement that changes an account or
+// a campaign records its organization in svc_import_versions. From these,
+// at the end of the merge and in the same transaction, recordChanges writes
+// the change log (insight_changes), advances the day versions
+// (insight_day_versions) of the touched days, both the day a row left and
+// the one it reached, and the organizations' snapshot_versions, recomputes
+// the per-day counts and sums of exactly the touched days from the rows
+// (PostgreSQL; they replace the delta triggers of migrations 20261121140000
+// and 20261126150000), and adds one insight_imports row per organization of
+// the document. An identical re-import touches nothing, so it writes
+// nothing but its import record.
+
+// The statements of the change log (queries/).
+var (
+	qLockOrganization = query("lock_organization")
+	qTouchedCreate    = query("touched_create")
+	qVersionsCreate   = query("versions_create")
+	qTouchedDedupe    = query("touched_dedupe")
+	qChanges          = query("changes")
+	qDaysCreate       = query("days_create")
+	qDayVersions      = query("day_versions")
+	qSnapshotVersions = query("snapshot_versions")
+	qSumsDelete       = query("sums_delete")
+	qSumsInsert       = query("sums_insert")
+	qAccountCounts    = query("account_counts")
+	qDayCounts        = query("day_counts")
+	qImportRecord     = query("import_record")
+)
+
+// beginChanges takes the organizations' import locks (PostgreSQL: one
+// import at a time writes an organization's rows, so the counts and sums
+// recomputed from them see every committed write; in organization order, so
+// two imports cannot deadlock) and creates the tables that record what the
+// merge changes.
+func (im *importer) beginChanges(ctx context.Context, orgs []string) error {
+	for _, org := range orgs { // sorted
+		if err := im.runSQL(ctx, qLockOrganization, org); err != nil {
+			return err
+		}
+	}
+	for _, st := range []*statement{qTouchedCreate, qVersionsCreate} {
+		if err := im.runSQL(ctx, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordChanges writes the change log, the versions, the counts and sums
+// of the touched days and the organizations' import records, from what
+// the merge recorded.
+func (im *importer) recordChanges(ctx context.Context, orgs []string) error {
+	if im.copied {
+		if err := im.runSQL(ctx, qTouchedDedupe); err != nil {
+			return err
+		}
+	}
+	for _, st := range []*statement{qChanges, qDaysCreate, qDayVersions, qSnapshotVersions,
+		qSumsDelete, qSumsInsert, qAccountCounts, qDayCounts} {
+		if err := im.runSQL(ctx, st, im.now); err != nil {
+			return err
+		}
+	}
+	end := im.db.timeValue(time.Now().UTC())
+	for _, org := range orgs {
+		if err := im.runSQL(ctx, qImportRecord, org, end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
