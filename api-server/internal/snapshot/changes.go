@@ -79,4 +79,3 @@ func (im *importer) recordChanges(ctx context.Context, orgs []string) error {
 	}
 	return nil
 }
-
