@@ -107,7 +107,7 @@ Start with 'svc-api demo': it needs nothing but this binary.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newServe(), newMigrate(), newImport(), newDemo(), newVersion())
+	root.AddCommand(newServe(), newMigrate(), newImport(), newPrune(), newDemo(), newVersion())
 	return root
 }
 
@@ -242,12 +242,17 @@ migrate' first.`,
 	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
 	cmd.Flags().StringVar(&format, "format", "auto", "input format: auto, json or ndjson")
 	cmd.Flags().BoolVar(&progress, "progress", true, "report progress on standard error")
+	addRetentionFlag(cmd.Flags(), &c.ChangeRetention)
 	return cmd
 }
 
 // runImport is import's run: FILE (or - for standard input) in format,
 // with progress on standard error when progress is set.
 func runImport(cmd *cobra.Command, c *config, file, format string, progress bool) error {
+	keep, err := retention(c.ChangeRetention)
+	if err != nil {
+		return err
+	}
 	opts := snapshot.Options{Now: time.Now()}
 	switch format {
 	case "json":
@@ -288,5 +293,6 @@ func runImport(cmd *cobra.Command, c *config, file, format string, progress bool
 	}
 	fmt.Fprintf(stderr, "imported %s in %s (%s rows/s)\n", sum, p.elapsed().Round(time.Millisecond),
 		rate(sum.Total(), p.elapsed()))
+	pruneAfterImport(cmd.Context(), db, keep, stderr)
 	return nil
 }

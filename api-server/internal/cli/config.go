@@ -47,6 +47,8 @@ type config struct {
 	IPv6Prefix     int
 	// DrainDelay: see addDrainFlag (drain.go); 0 outside serve.
 	DrainDelay time.Duration
+	// ChangeRetention: --change-retention of import and prune (prune.go).
+	ChangeRetention string
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration

@@ -26,7 +26,7 @@
 //     the day and snapshot versions, the import records, and the per-day
 //     counts and sums of the touched days recomputed from the rows;
 //     windows.go: complete windows, whose stored rows the document does
-//     not carry are removed;
+//     not carry are removed; prune.go: the change log's retention;
 //   - queries.go, queries/: every statement of the import, one SQL file per
 //     statement and dialect (the column lists are schema's,
 //     TestMergeColumns);
