@@ -28,6 +28,7 @@ var (
 	qTouchedDedupe    = query("touched_dedupe")
 	qChanges          = query("changes")
 	qDaysCreate       = query("days_create")
+	qDaysAnalyze      = query("days_analyze")
 	qDayVersions      = query("day_versions")
 	qSnapshotVersions = query("snapshot_versions")
 	qSumsDelete       = query("sums_delete")
@@ -65,7 +66,7 @@ func (im *importer) recordChanges(ctx context.Context, orgs []string) error {
 			return err
 		}
 	}
-	for _, st := range []*statement{qChanges, qDaysCreate, qDayVersions, qSnapshotVersions,
+	for _, st := range []*statement{qChanges, qDaysCreate, qDaysAnalyze, qDayVersions, qSnapshotVersions,
 		qSumsDelete, qSumsInsert, qAccountCounts, qDayCounts} {
 		if err := im.runSQL(ctx, st, im.now); err != nil {
 			return err

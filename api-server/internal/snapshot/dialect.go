@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 )
 
 // dialect is what an import does differently on PostgreSQL (pgImport,
@@ -41,6 +42,9 @@ type dialect interface {
 	dropStages(ctx context.Context, stages []*stage) error
 }
 
+// qStageInsert is SQLite's staging insert (queries/sqlite/stage_insert.sql).
+var qStageInsert = query("stage_insert")
+
 // sqliteImport is the SQLite dialect: untyped staging tables, a prepared
 // insert per row, text times, no casts.
 type sqliteImport struct {
@@ -61,7 +65,8 @@ func (d *sqliteImport) createStage(ctx context.Context, st *stage, cols []column
 		return fmt.Errorf("create staging table: %w", err)
 	}
 	ph := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
-	stmt, err := d.tx.PrepareContext(ctx, "INSERT INTO "+st.table+" VALUES ("+ph+")")
+	q := schema.NewQueryGen(d.tx.Dialect()).FormatQuery(qStageInsert.sqlite, bun.Ident(st.table), bun.Safe(ph))
+	stmt, err := d.tx.PrepareContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("prepare staging insert: %w", err)
 	}
@@ -73,7 +78,7 @@ func (d *sqliteImport) createStage(ctx context.Context, st *stage, cols []column
 func (d *sqliteImport) write(ctx context.Context, st *stage) (bool, error) {
 	for _, r := range st.rows {
 		if _, err := st.stmt.ExecContext(ctx, r...); err != nil {
-			return false, fmt.Errorf("insert into %s: %w", st.table, err)
+			return false, fmt.Errorf("stage a row in %s: %w", st.table, err)
 		}
 	}
 	return false, nil
