@@ -6,12 +6,16 @@ import (
 )
 
 // What an import changed (CONTRACT-45, DESIGN §4b, §4c): every statement
-// of the merge that writes or removes an insight row records the row in
-// svc_import_touched, a TEMP table of the import's transaction, with the
-// account and day it had before; every statement that changes an account or
-// a campaign records its organization in svc_import_versions. From these,
-// at the end of the merge and in the same transaction, recordChanges writes
-// the change log (insight_changes), advances the day versions
+// of the merge that writes or removes an insight row logs it
+// (insight_changes) and adds its day, and the day it left, to
+// svc_import_days, a TEMP table of the import's transaction (PostgreSQL: in
+// the same statement, RETURNING into CTEs; SQLite: the rows are recorded in
+// svc_import_touched before each write, then logged). Every statement that
+// changes an account or a campaign records its organization in
+// svc_import_versions. The merge writes the upsert, then the complete
+// windows, then the rows an account's copies change, so a row is logged
+// once. At the end of the merge, in the same transaction, recordChanges
+// advances the day versions
 // (insight_day_versions) of the touched days, both the day a row left and
 // the one it reached, and the organizations' snapshot_versions, recomputes
 // the per-day counts and sums of exactly the touched days from the rows
@@ -24,8 +28,8 @@ import (
 var (
 	qLockOrganization = query("lock_organization")
 	qTouchedCreate    = query("touched_create")
+	qDaysTable        = query("days_table")
 	qVersionsCreate   = query("versions_create")
-	qTouchedDedupe    = query("touched_dedupe")
 	qChanges          = query("changes")
 	qDaysCreate       = query("days_create")
 	qDaysAnalyze      = query("days_analyze")
@@ -49,7 +53,7 @@ func (im *importer) beginChanges(ctx context.Context, orgs []string) error {
 			return err
 		}
 	}
-	for _, st := range []*statement{qTouchedCreate, qVersionsCreate} {
+	for _, st := range []*statement{qTouchedCreate, qDaysTable, qVersionsCreate} {
 		if err := im.runSQL(ctx, st); err != nil {
 			return err
 		}
@@ -61,11 +65,6 @@ func (im *importer) beginChanges(ctx context.Context, orgs []string) error {
 // of the touched days and the organizations' import records, from what
 // the merge recorded.
 func (im *importer) recordChanges(ctx context.Context, orgs []string) error {
-	if im.copied {
-		if err := im.runSQL(ctx, qTouchedDedupe); err != nil {
-			return err
-		}
-	}
 	for _, st := range []*statement{qChanges, qDaysCreate, qDaysAnalyze, qDayVersions, qSnapshotVersions,
 		qSumsDelete, qSumsInsert, qAccountCounts, qDayCounts} {
 		if err := im.runSQL(ctx, st, im.now); err != nil {

@@ -33,6 +33,9 @@ type changeModel struct {
 	rows  map[string]modelRow
 	today time.Time
 	next  int
+	// usd: acc_p2's currency is USD (else EUR); a step may switch it,
+	// which changes every stored row of acc_p2 (the rows repeat it).
+	usd bool
 }
 
 var propAccounts = []string{"acc_p1", "acc_p2"}
@@ -60,15 +63,19 @@ func (m *changeModel) randomRow(rng *rand.Rand, acc string) modelRow {
 }
 
 // propDocument is the organization, its accounts and campaigns, and rows.
-func propDocument(rows map[string]modelRow, windows []snapshot.Window) *snapshot.Document {
+func propDocument(rows map[string]modelRow, windows []snapshot.Window, usd bool) *snapshot.Document {
 	yes := true
 	doc := &snapshot.Document{
 		Organizations: []snapshot.Organization{{ID: "org_p", Name: "P", SubscriptionStatus: "active"}},
 		Complete:      windows,
 	}
 	for _, a := range propAccounts {
+		cur := "EUR"
+		if usd && a == "acc_p2" {
+			cur = "USD"
+		}
 		doc.Accounts = append(doc.Accounts, snapshot.Account{ID: a, OrganizationID: "org_p", PlatformAdAccountID: "p_" + a,
-			AccountName: a, Currency: "EUR", Timezone: "UTC", IsActive: &yes})
+			AccountName: a, Currency: cur, Timezone: "UTC", IsActive: &yes})
 		for _, c := range propCampaigns[a] {
 			doc.Campaigns = append(doc.Campaigns, snapshot.Campaign{ID: c, AccountID: a, Name: c, Objective: "o", Status: "ACTIVE"})
 		}
@@ -104,8 +111,12 @@ func (m *changeModel) nextStep(rng *rand.Rand) step {
 	s := step{upserts: map[string]modelRow{}, removed: map[string]modelRow{}, touched: map[dayKey]bool{}}
 	carried := map[string]modelRow{}
 	if rng.IntN(5) == 0 {
-		s.doc = propDocument(m.rows, nil)
+		s.doc = propDocument(m.rows, nil, m.usd)
 		return s
+	}
+	switched := rng.IntN(6) == 0
+	if switched {
+		m.usd = !m.usd
 	}
 	for id, r := range m.rows {
 		if rng.IntN(3) > 0 {
@@ -152,7 +163,17 @@ func (m *changeModel) nextStep(rng *rand.Rand) step {
 			s.touched[dayKey{old.account, old.date}] = true
 		}
 	}
-	s.doc = propDocument(carried, windows)
+	if switched { // every other stored row of acc_p2 changes too
+		for id, r := range m.rows {
+			if _, gone := s.removed[id]; !gone && r.account == "acc_p2" {
+				if _, ok := s.upserts[id]; !ok {
+					s.upserts[id] = r
+					s.touched[dayKey{r.account, r.date}] = true
+				}
+			}
+		}
+	}
+	s.doc = propDocument(carried, windows, m.usd)
 	return s
 }
 

@@ -168,7 +168,6 @@ type importer struct {
 	refAccounts  map[string]bool  // accounts that staged rows name
 	refCampaigns map[string]bool  // campaigns that staged insight rows name
 	refOrgs      []string         // the organizations the merge touches, sorted
-	copied       bool             // an account's copies rewrote stored insight rows
 
 	stages [numKinds]*stage
 }

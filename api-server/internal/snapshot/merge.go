@@ -47,15 +47,8 @@ func (im *importer) merge(ctx context.Context) error {
 			return err
 		}
 	}
-	// Rows already stored for these accounts repeat the account's platform
-	// id, currency and time zone: keep them in step.
-	for _, st := range []*statement{qAccountCopiesTouched, qAccountCopies} {
-		n, err := im.runCount(ctx, st)
-		if err != nil {
-			return err
-		}
-		im.copied = im.copied || n > 0
-	}
+	// Stored campaigns repeat their account's platform id, currency and
+	// time zone: keep them in step.
 	for _, st := range []*statement{qCampaignCopiesVersions, qCampaignCopies, qCampaignsVersions} {
 		if err := im.runSQL(ctx, st); err != nil {
 			return err
@@ -72,6 +65,13 @@ func (im *importer) merge(ctx context.Context) error {
 	}
 	if err := im.removeIncomplete(ctx); err != nil {
 		return err
+	}
+	// So do stored insight rows the document does not carry (after the
+	// upsert and the windows: each row is logged once).
+	for _, st := range []*statement{qAccountCopiesTouched, qAccountCopies} {
+		if err := im.runSQL(ctx, st, im.now); err != nil {
+			return err
+		}
 	}
 	if err := im.recordChanges(ctx, orgs); err != nil {
 		return err

@@ -25,7 +25,7 @@ func TestPruneChangeLog(t *testing.T) {
 		if _, err := b.DB.ExecContext(ctx, `UPDATE insight_changes SET recorded_at = ?`, today.AddDate(0, 0, -40)); err != nil {
 			t.Fatal(err)
 		}
-		doc := propDocument(map[string]modelRow{"ins_new": {account: "acc_p1", date: today.Format(time.DateOnly), spend: "1", measurement: "unavailable"}}, nil)
+		doc := propDocument(map[string]modelRow{"ins_new": {account: "acc_p1", date: today.Format(time.DateOnly), spend: "1", measurement: "unavailable"}}, nil, false)
 		if _, err := snapshot.Import(ctx, b.DB, doc, today); err != nil {
 			t.Fatal(err)
 		}

@@ -2,9 +2,10 @@
 -- organization, platform id, currency and time zone; a stored row is
 -- rewritten only when a value differs (decimals compared as text: numeric
 -- compares 12.50 = 12.5), and a row that would change organization raises
--- SVC01 (pg_temp.svc_import_moved). Each row written is recorded in
--- svc_import_touched with the account and day it had before (the LEFT JOIN
--- reads the statement's snapshot, which the upsert's writes are not in).
+-- SVC01 (pg_temp.svc_import_moved). Each row written gets its change-log
+-- entry (CONTRACT-45: insight_changes, kind upsert, at its new day), and
+-- its day and the day it had before (the LEFT JOIN reads the statement's
+-- snapshot, which the upsert's writes are not in) join svc_import_days.
 -- The column lists are schema's (TestMergeColumns). ?0: the import time.
 WITH up AS (
     INSERT INTO insights_daily AS d (id, account_id, campaign_id, date, attribution_window, purchase_measurement,
@@ -34,7 +35,15 @@ WITH up AS (
               excluded.cpm::text, excluded.impressions, excluded.reach, excluded.clicks, excluded.purchases,
               excluded.purchase_value, excluded.roas, excluded.conversions, excluded.synced_at,
               excluded.raw_payload, excluded.platform_ad_account_id, excluded.currency, excluded.timezone) END
-    RETURNING d.id, d.organization_id, d.account_id, d.date)
-INSERT INTO svc_import_touched (insight_id, organization_id, account_id, date, old_account_id, old_date, kind, stage)
-SELECT up.id, up.organization_id, up.account_id, up.date, o.account_id, o.date, 'upsert', 2
-FROM up LEFT JOIN insights_daily o ON o.id = up.id
+    RETURNING d.id, d.organization_id, d.account_id, d.date),
+ch AS (
+    SELECT up.id, up.organization_id, up.account_id, up.date, o.account_id AS old_account_id, o.date AS old_date
+    FROM up LEFT JOIN insights_daily o ON o.id = up.id),
+log AS (
+    INSERT INTO insight_changes (organization_id, insight_id, account_id, date, kind)
+    SELECT organization_id, id, account_id, date, 'upsert' FROM ch)
+INSERT INTO svc_import_days (organization_id, account_id, date)
+SELECT DISTINCT organization_id, account_id, date FROM (
+    SELECT organization_id, account_id, date FROM ch
+    UNION ALL SELECT organization_id, old_account_id, old_date FROM ch WHERE old_date IS NOT NULL) AS t
+ON CONFLICT DO NOTHING
