@@ -29,6 +29,10 @@ DROP FUNCTION IF EXISTS insights_daily_sums_of(text);
 --bun:split
 DROP FUNCTION IF EXISTS insights_daily_count();
 --bun:split
+-- The day counts of the days an import touched are the sums of their
+-- accounts' counts, found by (organization, day).
+CREATE INDEX IF NOT EXISTS insights_daily_account_counts_org_date_idx ON insights_daily_account_counts (organization_id, date);
+--bun:split
 -- The one definition of a sum: the rows of insights_daily_sums of one
 -- (organization, account, day), one per campaign (campaign_key '' for
 -- account-level rows) and currency, each the exact sum of its rows (numeric
