@@ -37,7 +37,6 @@ var (
 	qSnapshotVersions = query("snapshot_versions")
 	qSumsDelete       = query("sums_delete")
 	qSumsInsert       = query("sums_insert")
-	qAccountCounts    = query("account_counts")
 	qDayCounts        = query("day_counts")
 	qImportRecord     = query("import_record")
 )
@@ -66,7 +65,7 @@ func (im *importer) beginChanges(ctx context.Context, orgs []string) error {
 // the merge recorded.
 func (im *importer) recordChanges(ctx context.Context, orgs []string) error {
 	for _, st := range []*statement{qChanges, qDaysCreate, qDaysAnalyze, qDayVersions, qSnapshotVersions,
-		qSumsDelete, qSumsInsert, qAccountCounts, qDayCounts} {
+		qSumsDelete, qSumsInsert, qDayCounts} {
 		if err := im.runSQL(ctx, st, im.now); err != nil {
 			return err
 		}

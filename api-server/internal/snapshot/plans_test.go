@@ -54,7 +54,7 @@ func TestImportPlans(t *testing.T) {
 			t.Fatalf("%.40s: %v", q, err)
 		}
 	}
-	for _, name := range []string{"day_versions", "sums_delete", "sums_insert", "account_counts", "day_counts", "import_record"} {
+	for _, name := range []string{"day_versions", "sums_delete", "sums_insert", "day_counts", "import_record"} {
 		plan := explain(ctx, t, tx, snapshot.PostgresText(name), "org_a")
 		for _, big := range []string{"insights_daily", "insights_daily_sums", "insights_daily_counts",
 			"insights_daily_account_counts", "insight_day_versions", "insight_changes"} {
