@@ -4,8 +4,9 @@
 -- compares 12.50 = 12.5), and a row that would change organization raises
 -- SVC01 (pg_temp.svc_import_moved). Each row written gets its change-log
 -- entry (CONTRACT-45: insight_changes, kind upsert, at its new day), and
--- its day and the day it had before (the LEFT JOIN reads the statement's
--- snapshot, which the upsert's writes are not in) join svc_import_days.
+-- its day and, for a row it rewrote (xmax is set: not added), the day it
+-- had before (the join reads the statement's snapshot, which the upsert's
+-- writes are not in) join svc_import_days.
 -- The column lists are schema's (TestMergeColumns). ?0: the import time.
 WITH up AS (
     INSERT INTO insights_daily AS d (id, account_id, campaign_id, date, attribution_window, purchase_measurement,
@@ -35,10 +36,12 @@ WITH up AS (
               excluded.cpm::text, excluded.impressions, excluded.reach, excluded.clicks, excluded.purchases,
               excluded.purchase_value, excluded.roas, excluded.conversions, excluded.synced_at,
               excluded.raw_payload, excluded.platform_ad_account_id, excluded.currency, excluded.timezone) END
-    RETURNING d.id, d.organization_id, d.account_id, d.date),
+    RETURNING d.id, d.organization_id, d.account_id, d.date, d.xmax = 0 AS added),
 ch AS (
-    SELECT up.id, up.organization_id, up.account_id, up.date, o.account_id AS old_account_id, o.date AS old_date
-    FROM up LEFT JOIN insights_daily o ON o.id = up.id),
+    SELECT id, organization_id, account_id, date, NULL AS old_account_id, NULL::date AS old_date FROM up WHERE added
+    UNION ALL
+    SELECT up.id, up.organization_id, up.account_id, up.date, o.account_id, o.date
+    FROM up JOIN insights_daily o ON o.id = up.id WHERE NOT up.added),
 log AS (
     INSERT INTO insight_changes (organization_id, insight_id, account_id, date, kind)
     SELECT organization_id, id, account_id, date, 'upsert' FROM ch)
