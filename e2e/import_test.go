@@ -133,14 +133,15 @@ func testImport(t *testing.T, e *env) {
 	doc := e.writeLongImport(t, rows, "")
 
 	// Halfway: while the rows are copied into the staging table, and
-	// (issue 45) once the merge has begun writing the tables and the change
-	// log (the statements that name svc_import_touched).
+	// (issue 45) while the merge writes the tables and the change log (the
+	// insights' upsert, whose text pg_stat_activity shows up to its first
+	// 1024 bytes).
 	for _, tc := range []struct {
 		sig  os.Signal
 		at   string
 		like string
 	}{{os.Kill, "copying", "copy%svc_import_insights%"}, {os.Interrupt, "copying", "copy%svc_import_insights%"},
-		{os.Kill, "merging", "%svc_import_touched%"}} {
+		{os.Kill, "merging", "%INSERT INTO insights_daily AS d%"}} {
 		t.Run(fmt.Sprintf("Signal %v %s", tc.sig, tc.at), func(t *testing.T) {
 			e.signalHalfway(t, tc.sig, tc.like, doc, dbEnv, paths, beforeAPI, same)
 		})
