@@ -146,6 +146,11 @@ func generate(ctx context.Context, url string, rows int, today time.Time) error 
 			return fmt.Errorf("rebuild index: %w", err)
 		}
 	}
+	// The per-day counts and sums: the import keeps them, other writers
+	// compute them again (migration 20261129110000).
+	if _, err := conn.Exec(ctx, "SELECT insights_daily_aggregates_refresh()"); err != nil {
+		return fmt.Errorf("compute the per-day counts and sums: %w", err)
+	}
 	if _, err := conn.Exec(ctx, "VACUUM ANALYZE"); err != nil {
 		return fmt.Errorf("vacuum analyze: %w", err)
 	}

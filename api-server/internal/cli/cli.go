@@ -107,7 +107,7 @@ Start with 'svc-api demo': it needs nothing but this binary.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newServe(), newMigrate(), newImport(), newDemo(), newVersion())
+	root.AddCommand(newServe(), newMigrate(), newImport(), newPrune(), newDemo(), newVersion())
 	return root
 }
 
@@ -212,9 +212,11 @@ the tables. Memory does not depend on the document's size.
 
 Formats (--format, default auto: ndjson for FILE ending in .ndjson or .jsonl, else json):
   json    one JSON object: {"organizations": [...], "accounts": [...], "campaigns": [...],
-          "insights": [...], "leadContacts": [...]}, every array optional.
+          "insights": [...], "leadContacts": [...], "complete": [...]}, every array
+          optional; "complete": [{"accountId", "from", "to"}] removes the stored rows of
+          that account and those days that the document does not carry.
   ndjson  one record a line, for sync jobs that write as they fetch: a JSON object whose
-          "kind" is organization, account, campaign, insight or leadContact, and whose
+          "kind" is organization, account, campaign, insight, leadContact or complete, and whose
           other fields are those of an element of that kind, e.g.
           {"kind":"insight","id":"ins_1","accountId":"acc_1","campaignId":null,...}
           Records may come in any order; blank lines are ignored.
@@ -223,7 +225,9 @@ If anything is invalid, the problems are printed with their path ($.insights[3].
 JSON, "line 12: $.date" in NDJSON; the first 200, then a count) and nothing is written
 (exit code 8). Interrupting the import (Ctrl-C, SIGTERM) or killing it writes nothing
 either: readers see the old rows until the one commit at the end. Importing the same
-document again changes nothing. An organization that lists "members" lists all of
+document again changes nothing. Every import records what it changed (the change log,
+the day versions, an import record per organization) in the same transaction, and
+prunes change-log entries older than --change-retention after its commit. An organization that lists "members" lists all of
 them: a stored member it no longer lists is marked removed.
 
 Progress goes to standard error (rows per kind and rate; a refreshing line on a
@@ -242,12 +246,17 @@ migrate' first.`,
 	addDatabaseFlags(cmd.Flags(), &c, "svc.db")
 	cmd.Flags().StringVar(&format, "format", "auto", "input format: auto, json or ndjson")
 	cmd.Flags().BoolVar(&progress, "progress", true, "report progress on standard error")
+	addRetentionFlag(cmd.Flags(), &c.ChangeRetention)
 	return cmd
 }
 
 // runImport is import's run: FILE (or - for standard input) in format,
 // with progress on standard error when progress is set.
 func runImport(cmd *cobra.Command, c *config, file, format string, progress bool) error {
+	keep, err := retention(c.ChangeRetention)
+	if err != nil {
+		return err
+	}
 	opts := snapshot.Options{Now: time.Now()}
 	switch format {
 	case "json":
@@ -288,5 +297,6 @@ func runImport(cmd *cobra.Command, c *config, file, format string, progress bool
 	}
 	fmt.Fprintf(stderr, "imported %s in %s (%s rows/s)\n", sum, p.elapsed().Round(time.Millisecond),
 		rate(sum.Total(), p.elapsed()))
+	pruneAfterImport(cmd.Context(), db, keep, stderr)
 	return nil
 }

@@ -49,6 +49,8 @@ type config struct {
 	DrainDelay time.Duration
 	// KeyRecheck: see addKeyRecheckFlag (keyrecheck.go).
 	KeyRecheck time.Duration
+	// ChangeRetention: --change-retention of import and prune (prune.go).
+	ChangeRetention string
 	// statementTimeout, when set, goes into a PostgreSQL URL (serve sets it
 	// to DBDeadline; migrate and import run without one).
 	statementTimeout time.Duration

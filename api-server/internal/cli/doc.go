@@ -1,5 +1,5 @@
-// Package cli is the svc-api command: serve, migrate, import, demo and
-// version. Main is called by cmd/svc-api and by tests.
+// Package cli is the svc-api command: serve, migrate, import, prune, demo
+// and version. Main is called by cmd/svc-api and by tests.
 //
 // Files:
 //
@@ -14,6 +14,8 @@
 //   - keyrecheck.go: --key-recheck, how long a remembered key is trusted;
 //   - logbuffer.go: the log's lines written together, off the request path;
 //   - progress.go: import's progress lines;
+//   - prune.go: the prune command and --change-retention (the change
+//     log's pruning, also run a little after each import);
 //   - pprof.go: the loopback-only profiling listener;
 //   - drain.go: --drain-delay's default; primarywatch.go: serve's check,
 //     every second, that the PostgreSQL primary is writable;

@@ -13,64 +13,44 @@ import (
 // check is one query whose first column is the element's ord, ordered by
 // it, read up to maxProblems+1 rows.
 
-// accountOrgs is every account id with its organization: the staged ones,
-// then the stored ones the document does not restate.
-const accountOrgs = `(SELECT id, organization_id FROM svc_import_accounts
-	UNION ALL SELECT id, organization_id FROM ad_accounts
-	WHERE id NOT IN (SELECT id FROM svc_import_accounts))`
+// The checks' statements (queries/): each returns the element's ord
+// first, ordered by it, at most ?0 rows.
+var (
+	qDuplicates = [numKinds]*statement{kindAccount: query("duplicates_accounts"), kindCampaign: query("duplicates_campaigns"),
+		kindInsight: query("duplicates_insights"), kindLead: query("duplicates_leadcontacts")}
+	qInsightMoved = query("check_insight_moved")
+)
 
-// refCheck is one check: its query, and the problems a row it returns
+// refCheck is one check: its statement, and the problems a row it returns
 // makes (path is the element's).
 type refCheck struct {
 	k        kind
-	query    string
+	st       *statement
 	problems func(path string, v []sql.NullString) []string
 }
 
 // refChecks are the checks of references and of rows that would change
-// organization. A table of queries, longer than a function should be.
+// organization.
 var refChecks = []refCheck{
-	{kindAccount, `SELECT s.ord, s.organization_id FROM svc_import_accounts s
-		WHERE NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = s.organization_id) ORDER BY s.ord`,
-		func(path string, v []sql.NullString) []string {
-			return []string{fmt.Sprintf("%s.organizationId: organization %s is neither in the document nor in the database", path, quote(v[0].String))}
-		}},
-	{kindAccount, `SELECT s.ord, s.id FROM svc_import_accounts s JOIN ad_accounts a ON a.id = s.id
-		WHERE a.organization_id <> s.organization_id ORDER BY s.ord`,
-		func(path string, v []sql.NullString) []string {
-			return []string{fmt.Sprintf("%s.organizationId: account %s already belongs to another organization; an account never moves", path, quote(v[0].String))}
-		}},
-	{kindCampaign, `SELECT s.ord, s.account_id FROM svc_import_campaigns s LEFT JOIN ` + accountOrgs + ` a ON a.id = s.account_id
-		WHERE a.id IS NULL ORDER BY s.ord`,
-		func(path string, v []sql.NullString) []string {
-			return []string{fmt.Sprintf("%s.accountId: account %s is neither in the document nor in the database", path, quote(v[0].String))}
-		}},
-	{kindCampaign, `SELECT s.ord, s.id FROM svc_import_campaigns s JOIN ` + accountOrgs + ` a ON a.id = s.account_id
-		JOIN campaigns c ON c.id = s.id WHERE c.organization_id <> a.organization_id ORDER BY s.ord`,
-		func(path string, v []sql.NullString) []string {
-			return []string{fmt.Sprintf("%s.accountId: campaign %s already belongs to another organization; a campaign never moves", path, quote(v[0].String))}
-		}},
-	// One pass over the staged insights: the account, and the campaign
-	// (staged first, stored otherwise) and its account.
-	{kindInsight, `SELECT s.ord, s.account_id, s.campaign_id, CASE WHEN a.id IS NULL THEN 'missing' END, c.account_id, c.staged
-		FROM svc_import_insights s
-		LEFT JOIN ` + accountOrgs + ` a ON a.id = s.account_id
-		LEFT JOIN (SELECT id, account_id, 'staged' AS staged FROM svc_import_campaigns
-			UNION ALL SELECT id, account_id, NULL FROM campaigns WHERE id NOT IN (SELECT id FROM svc_import_campaigns)) c
-			ON c.id = s.campaign_id
-		WHERE a.id IS NULL OR (s.campaign_id IS NOT NULL AND (c.id IS NULL OR c.account_id <> s.account_id))
-		ORDER BY s.ord LIMIT ` + fmt.Sprint(maxProblems+1),
-		insightReferenceProblems},
-	{kindLead, `SELECT s.ord, s.account_id FROM svc_import_leadcontacts s LEFT JOIN ` + accountOrgs + ` a ON a.id = s.account_id
-		WHERE a.id IS NULL ORDER BY s.ord`,
-		func(path string, v []sql.NullString) []string {
-			return []string{fmt.Sprintf("%s.accountId: account %s is neither in the document nor in the database", path, quote(v[0].String))}
-		}},
-	{kindLead, `SELECT s.ord, s.id FROM svc_import_leadcontacts s JOIN ` + accountOrgs + ` a ON a.id = s.account_id
-		JOIN lead_contacts l ON l.id = s.id WHERE l.organization_id <> a.organization_id ORDER BY s.ord`,
-		func(path string, v []sql.NullString) []string {
-			return []string{fmt.Sprintf("%s.id: lead contact %s already belongs to another organization; a row never moves", path, quote(v[0].String))}
-		}},
+	{kindAccount, query("check_account_org"), func(path string, v []sql.NullString) []string {
+		return []string{fmt.Sprintf("%s.organizationId: organization %s is neither in the document nor in the database", path, quote(v[0].String))}
+	}},
+	{kindAccount, query("check_account_moved"), func(path string, v []sql.NullString) []string {
+		return []string{fmt.Sprintf("%s.organizationId: account %s already belongs to another organization; an account never moves", path, quote(v[0].String))}
+	}},
+	{kindCampaign, query("check_campaign_account"), func(path string, v []sql.NullString) []string {
+		return []string{fmt.Sprintf("%s.accountId: account %s is neither in the document nor in the database", path, quote(v[0].String))}
+	}},
+	{kindCampaign, query("check_campaign_moved"), func(path string, v []sql.NullString) []string {
+		return []string{fmt.Sprintf("%s.accountId: campaign %s already belongs to another organization; a campaign never moves", path, quote(v[0].String))}
+	}},
+	{kindInsight, query("check_insight_refs"), insightReferenceProblems},
+	{kindLead, query("check_lead_account"), func(path string, v []sql.NullString) []string {
+		return []string{fmt.Sprintf("%s.accountId: account %s is neither in the document nor in the database", path, quote(v[0].String))}
+	}},
+	{kindLead, query("check_lead_moved"), func(path string, v []sql.NullString) []string {
+		return []string{fmt.Sprintf("%s.id: lead contact %s already belongs to another organization; a row never moves", path, quote(v[0].String))}
+	}},
 }
 
 // insightReferenceProblems are the problems of one row of the insights'
@@ -106,10 +86,13 @@ func (im *importer) check(ctx context.Context) error {
 	if err := im.db.checkInsights(ctx, im); err != nil {
 		return err
 	}
+	if err := im.checkWindows(ctx); err != nil {
+		return err
+	}
 	for _, c := range refChecks {
-		err := im.rows(ctx, c.query, func(ord int64, v []sql.NullString) {
+		err := im.rows(ctx, c.st.text(im.pg), func(ord int64, v []sql.NullString) {
 			im.probs.add(c.problems(im.src.path(c.k, ord), v)...)
-		})
+		}, maxProblems+1)
 		if err != nil {
 			return err
 		}
@@ -119,8 +102,8 @@ func (im *importer) check(ctx context.Context) error {
 
 // rows runs a check query whose first column is an element's ord and
 // calls f for each row (at most maxProblems+1 rows are read).
-func (im *importer) rows(ctx context.Context, query string, f func(ord int64, v []sql.NullString)) error {
-	rows, err := im.tx.QueryContext(ctx, query)
+func (im *importer) rows(ctx context.Context, query string, f func(ord int64, v []sql.NullString), args ...any) error {
+	rows, err := im.tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("check snapshot references: %w", err)
 	}
@@ -149,15 +132,11 @@ func (im *importer) rows(ctx context.Context, query string, f func(ord int64, v 
 // duplicates reports every staged element of kind k whose id an earlier
 // element already has.
 func (im *importer) duplicates(ctx context.Context, k kind) error {
-	t := stageTable(k)
-	return im.rows(ctx, `SELECT s.ord, s.id, f.first FROM `+t+` s
-		JOIN (SELECT id, min(ord) AS first FROM `+t+` GROUP BY id HAVING count(*) > 1) f ON f.id = s.id
-		WHERE s.ord > f.first ORDER BY s.ord LIMIT `+fmt.Sprint(maxProblems+1),
-		func(ord int64, v []sql.NullString) {
-			var first int64
-			fmt.Sscan(v[1].String, &first)
-			im.probs.add(fmt.Sprintf("%s: duplicate id %s (first at %s)", im.src.path(k, ord), quote(v[0].String), im.src.path(k, first)))
-		})
+	return im.rows(ctx, qDuplicates[k].text(im.pg), func(ord int64, v []sql.NullString) {
+		var first int64
+		fmt.Sscan(v[1].String, &first)
+		im.probs.add(fmt.Sprintf("%s: duplicate id %s (first at %s)", im.src.path(k, ord), quote(v[0].String), im.src.path(k, first)))
+	}, maxProblems+1)
 }
 
 // insightConflicts reports duplicate insight ids and insight rows that
@@ -166,10 +145,8 @@ func (im *importer) insightConflicts(ctx context.Context) error {
 	if err := im.duplicates(ctx, kindInsight); err != nil {
 		return err
 	}
-	return im.rows(ctx, `SELECT s.ord, s.id FROM `+stageTable(kindInsight)+` s JOIN `+accountOrgs+` a ON a.id = s.account_id
-		JOIN insights_daily d ON d.id = s.id WHERE d.organization_id <> a.organization_id ORDER BY s.ord LIMIT `+fmt.Sprint(maxProblems+1),
-		func(ord int64, v []sql.NullString) {
-			im.probs.add(fmt.Sprintf("%s.id: insight %s already belongs to another organization; a row never moves",
-				im.src.path(kindInsight, ord), quote(v[0].String)))
-		})
+	return im.rows(ctx, qInsightMoved.text(im.pg), func(ord int64, v []sql.NullString) {
+		im.probs.add(fmt.Sprintf("%s.id: insight %s already belongs to another organization; a row never moves",
+			im.src.path(kindInsight, ord), quote(v[0].String)))
+	}, maxProblems+1)
 }

@@ -37,7 +37,8 @@ var stageColumns = [numKinds][]column{
 		[]column{ordColumn, {"id", "text", false}, {"account_id", "text", false}, {"campaign_id", "text", false}, {"date", "date", false}},
 		declaredInsightColumns(),
 		[]column{{"conversions", "bigint", false}, {"synced_at", "timestamptz", false}, {"raw_payload", "jsonb", false}}),
-	kindLead: {ordColumn, {"id", "text", false}, {"account_id", "text", false}, {"email", "text", false}, {"phone", "text", false}},
+	kindLead:   {ordColumn, {"id", "text", false}, {"account_id", "text", false}, {"email", "text", false}, {"phone", "text", false}},
+	kindWindow: {ordColumn, {"account_id", "text", false}, {"date_from", "date", false}, {"date_to", "date", false}},
 }
 
 func declaredInsightColumns() []column {
@@ -219,3 +220,15 @@ func analyzeColumns(k kind) []string {
 }
 
 func stageTable(k kind) string { return "svc_import_" + strings.ToLower(arrayNames[k]) }
+
+// mergeColumnNames are the columns the merge of kind k writes, in the
+// order of its statement's INSERT (queries/*/<kind>_merge.sql): the staged
+// ones (after ord), those taken from the row's account (fromAccount), then
+// updated_at. TestMergeColumns holds the statements to them.
+func mergeColumnNames(k kind) []string {
+	var out []string
+	for _, c := range stageColumns[k][1:] {
+		out = append(out, c.name)
+	}
+	return append(append(out, fromAccount[k]...), "updated_at")
+}

@@ -52,12 +52,6 @@ func TestStagingColumnsFollowSchema(t *testing.T) {
 			t.Errorf("Insight.%s: store/gen stages it as %s, the import's other kinds as %s", f.Go, insightFieldColumns[i][1], want)
 		}
 	}
-	// The merge's select list of the declared insight fields is store/gen's.
-	im := &importer{db: &pgImport{}}
-	_, exprs := im.mergeColumns(kindInsight)
-	if got, want := strings.Join(exprs, ", "), strings.Join(insightFieldSelect(im.db.decimal), ", "); !strings.Contains(got, want) {
-		t.Errorf("insights merge selects\n%s\nwithout store/gen's\n%s", got, want)
-	}
 }
 
 // TestDocFieldsRefuseADrift: a field the declaration adds that the

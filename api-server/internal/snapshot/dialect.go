@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 )
 
 // dialect is what an import does differently on PostgreSQL (pgImport,
@@ -31,19 +32,18 @@ type dialect interface {
 	// date's text, d the same day parsed).
 	timeValue(t time.Time) any
 	dateValue(day string, d time.Time) any
-	// nowArg is the merge's placeholder for the import time; decimal
-	// turns a staged decimal's expression into the table's type.
-	nowArg() string
-	decimal(expr string) string
-
 	// checkInsights is run with the checks: SQLite looks for duplicate and
 	// moved insights there, PostgreSQL while merging (mergeInsights).
 	checkInsights(ctx context.Context, im *importer) error
-	// mergeInsights runs the insights' upsert (see merge).
-	mergeInsights(ctx context.Context, im *importer, upsert string) error
+	// mergeInsights runs the insights' upsert (see merge), recording the
+	// rows it writes in svc_import_touched.
+	mergeInsights(ctx context.Context, im *importer) error
 	// dropStages drops the staging tables once merged, when commit does not.
 	dropStages(ctx context.Context, stages []*stage) error
 }
+
+// qStageInsert is SQLite's staging insert (queries/sqlite/stage_insert.sql).
+var qStageInsert = query("stage_insert")
 
 // sqliteImport is the SQLite dialect: untyped staging tables, a prepared
 // insert per row, text times, no casts.
@@ -65,7 +65,8 @@ func (d *sqliteImport) createStage(ctx context.Context, st *stage, cols []column
 		return fmt.Errorf("create staging table: %w", err)
 	}
 	ph := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
-	stmt, err := d.tx.PrepareContext(ctx, "INSERT INTO "+st.table+" VALUES ("+ph+")")
+	q := schema.NewQueryGen(d.tx.Dialect()).FormatQuery(qStageInsert.sqlite, bun.Ident(st.table), bun.Safe(ph))
+	stmt, err := d.tx.PrepareContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("prepare staging insert: %w", err)
 	}
@@ -77,7 +78,7 @@ func (d *sqliteImport) createStage(ctx context.Context, st *stage, cols []column
 func (d *sqliteImport) write(ctx context.Context, st *stage) (bool, error) {
 	for _, r := range st.rows {
 		if _, err := st.stmt.ExecContext(ctx, r...); err != nil {
-			return false, fmt.Errorf("insert into %s: %w", st.table, err)
+			return false, fmt.Errorf("stage a row in %s: %w", st.table, err)
 		}
 	}
 	return false, nil
@@ -96,24 +97,26 @@ func (d *sqliteImport) timeValue(t time.Time) any { return t.UTC().Format(sqlite
 
 func (d *sqliteImport) dateValue(day string, _ time.Time) any { return day }
 
-func (d *sqliteImport) nowArg() string { return "?" }
-
-func (d *sqliteImport) decimal(expr string) string { return expr }
-
 func (d *sqliteImport) checkInsights(ctx context.Context, im *importer) error {
 	return im.insightConflicts(ctx)
 }
 
-func (d *sqliteImport) mergeInsights(ctx context.Context, im *importer, upsert string) error {
-	if _, err := d.tx.ExecContext(ctx, upsert, im.now); err != nil {
-		return fmt.Errorf("upsert insights: %w", err)
+// mergeInsights records the rows the upsert will add or rewrite, then
+// upserts those.
+func (d *sqliteImport) mergeInsights(ctx context.Context, im *importer) error {
+	if err := im.runSQL(ctx, qInsightsTouched); err != nil {
+		return err
 	}
-	return nil
+	return im.runSQL(ctx, qInsightsMerge, im.now)
 }
 
 func (d *sqliteImport) dropStages(ctx context.Context, stages []*stage) error {
+	tables := []string{"svc_import_touched", "svc_import_versions", "svc_import_days"}
 	for _, st := range stages {
-		if _, err := d.tx.ExecContext(ctx, "DROP TABLE temp."+st.table); err != nil {
+		tables = append(tables, st.table)
+	}
+	for _, t := range tables {
+		if _, err := d.tx.ExecContext(ctx, "DROP TABLE IF EXISTS temp."+t); err != nil {
 			return fmt.Errorf("drop staging table: %w", err)
 		}
 	}

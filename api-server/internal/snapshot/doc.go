@@ -19,12 +19,23 @@
 //     columns follow store/schema;
 //   - check.go: duplicates, references and rows that would change
 //     organization, checked in the database against staged plus stored rows;
-//   - merge.go: the upserts from the staging tables, the organizations and
-//     their members, each touched organization's data time;
+//   - merge.go: the upserts from the staging tables (each rewrites only the
+//     rows whose values differ), the organizations and their members, each
+//     touched organization's data time;
+//   - changes.go: what the import changed (CONTRACT-45): the change log,
+//     the day and snapshot versions, the import records, and the per-day
+//     counts and sums of the touched days recomputed from the rows;
+//     windows.go: complete windows, whose stored rows the document does
+//     not carry are removed; prune.go: the change log's retention;
+//   - queries.go, queries/: every statement of the import, one SQL file per
+//     statement and dialect (the column lists are schema's,
+//     TestMergeColumns; the plans of those every import runs after its
+//     merge are checked by TestImportPlans);
 //   - dialect.go, postgres.go: what PostgreSQL and SQLite do differently,
-//     one interface (PostgreSQL: COPY from a writer goroutine, casts, an
-//     insights merge that skips unchanged rows); fkrelax.go: PostgreSQL's
-//     insights merge without the per-row foreign-key triggers.
+//     one interface (PostgreSQL: COPY from a writer goroutine, typed
+//     staging, an insights merge that records what it writes in the same
+//     statement); fkrelax.go: PostgreSQL's insights merge without the
+//     per-row foreign-key triggers.
 //
 // demo.go builds the demo snapshot.
 package snapshot

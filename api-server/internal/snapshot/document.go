@@ -18,6 +18,9 @@ type Document struct {
 	Campaigns     []Campaign     `json:"campaigns,omitempty"`
 	Insights      []Insight      `json:"insights,omitempty"`
 	LeadContacts  []LeadContact  `json:"leadContacts,omitempty"`
+	// Complete declares, per account, the days the document is complete
+	// for: stored rows of those days it does not carry are removed.
+	Complete []Window `json:"complete,omitempty"`
 }
 
 // Organization is an organization with (some of) its members. In a real

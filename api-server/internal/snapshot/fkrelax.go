@@ -17,28 +17,17 @@ import (
 // the lock the foreign-key triggers would take, so that no concurrent
 // transaction can delete them before commit; then
 // session_replication_role = replica (for this transaction only) disables
-// the foreign-key triggers. The day-count triggers are ENABLE ALWAYS and
-// still fire. Setting the role needs a superuser or the SET privilege on
+// the foreign-key triggers. Setting the role needs a superuser or the SET privilege on
 // it; without either the merge runs with the triggers, as correct and
 // slower. It reports whether the triggers are off; restoreForeignKeys
 // turns them on again.
-func relaxForeignKeys(ctx context.Context, tx bun.Tx, refAccounts, refCampaigns map[string]bool) (bool, error) {
-	var orgs []string
-	if len(refAccounts) > 0 {
-		ids := make([]string, 0, len(refAccounts))
-		for id := range refAccounts {
-			ids = append(ids, id)
-		}
-		if err := tx.NewSelect().TableExpr("ad_accounts").ColumnExpr("DISTINCT organization_id").
-			Where("id IN (?)", bun.List(ids)).Scan(ctx, &orgs); err != nil {
-			return false, fmt.Errorf("read organizations of accounts: %w", err)
-		}
-	}
+func relaxForeignKeys(ctx context.Context, im *importer) (bool, error) {
+	tx := im.tx
 	for _, l := range []struct {
-		table string
-		ids   []string
-	}{{"organizations", orgs}, {"ad_accounts", keysOf(refAccounts)}, {"campaigns", keysOf(refCampaigns)}} {
-		if err := lockKeys(ctx, tx, l.table, l.ids); err != nil {
+		st  *statement
+		ids []string
+	}{{qLockOrganizations, im.refOrgs}, {qLockAccounts, keysOf(im.refAccounts)}, {qLockCampaigns, keysOf(im.refCampaigns)}} {
+		if err := lockKeys(ctx, im, l.st, l.ids); err != nil {
 			return false, err
 		}
 	}
@@ -63,15 +52,21 @@ func restoreForeignKeys(ctx context.Context, tx bun.Tx) error {
 	return nil
 }
 
-// lockKeys locks the rows of table with ids FOR KEY SHARE, in id order (so
+// The locks of the referenced rows (queries/postgres/lock_*.sql).
+var (
+	qLockOrganizations = query("lock_organizations")
+	qLockAccounts      = query("lock_accounts")
+	qLockCampaigns     = query("lock_campaigns")
+)
+
+// lockKeys locks the rows with ids FOR KEY SHARE by st, in id order (so
 // that two imports cannot deadlock), 1,000 at a time.
-func lockKeys(ctx context.Context, tx bun.Tx, table string, ids []string) error {
+func lockKeys(ctx context.Context, im *importer, st *statement, ids []string) error {
 	list := slices.Clone(ids)
 	sort.Strings(list)
 	for start := 0; start < len(list); start += 1000 {
-		if _, err := tx.ExecContext(ctx, "SELECT 1 FROM "+table+" WHERE id IN (?) ORDER BY id FOR KEY SHARE",
-			bun.List(list[start:min(start+1000, len(list))])); err != nil {
-			return fmt.Errorf("lock referenced %s: %w", table, err)
+		if err := im.runSQL(ctx, st, bun.List(list[start:min(start+1000, len(list))])); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -18,6 +18,7 @@ type Summary struct {
 	Campaigns     int64 `json:"campaigns"`
 	Insights      int64 `json:"insights"`
 	LeadContacts  int64 `json:"leadContacts"`
+	Windows       int64 `json:"completeWindows,omitempty"`
 }
 
 // String is the summary line of an import: the count of each kind.
@@ -42,6 +43,8 @@ func (s *Summary) add(k kind) {
 		s.Campaigns++
 	case kindInsight:
 		s.Insights++
+	case kindWindow:
+		s.Windows++
 	default:
 		s.LeadContacts++
 	}
@@ -122,6 +125,7 @@ func importFrom(ctx context.Context, db *bun.DB, src source, opts Options) (Summ
 		orgIndex: map[string]int64{}, refAccounts: map[string]bool{}, refCampaigns: map[string]bool{},
 	}
 	if db.Dialect().Name() == bundialect.PG {
+		im.pg = true
 		im.db = newPGImport(ctx, tx, conn)
 	} else {
 		im.db = &sqliteImport{tx: tx}
@@ -151,6 +155,7 @@ type orgEntry struct {
 type importer struct {
 	tx       bun.Tx
 	db       dialect
+	pg       bool // PostgreSQL (the statements' dialect)
 	now      time.Time
 	src      source
 	progress func(Progress)
@@ -162,6 +167,7 @@ type importer struct {
 	orgIndex     map[string]int64 // id → ord of its first element
 	refAccounts  map[string]bool  // accounts that staged rows name
 	refCampaigns map[string]bool  // campaigns that staged insight rows name
+	refOrgs      []string         // the organizations the merge touches, sorted
 
 	stages [numKinds]*stage
 }
@@ -277,6 +283,8 @@ func (im *importer) accept(ctx context.Context, e element, p *problems) error {
 		row := append(st.row(), e.ord, in.ID, in.AccountID, in.CampaignID, im.db.dateValue(in.Date, date))
 		row = insightFieldValues(row, in)
 		return st.add(ctx, im, append(row, in.Conversions, im.timeValue(sync), jsonValue(in.RawPayload)))
+	case kindWindow:
+		return im.acceptWindow(ctx, e, path, p)
 	default:
 		l := e.lead
 		if p.lead(path, l); len(*p) > 0 || im.probs.total > 0 {

@@ -3,102 +3,81 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/keys"
 	"github.com/uptrace/bun"
 )
 
-// mergeTables are the tables each kind's staged rows are merged into.
-var mergeTables = [numKinds]string{kindAccount: "ad_accounts", kindCampaign: "campaigns", kindInsight: "insights_daily", kindLead: "lead_contacts"}
-
-// mergeColumns are the columns the merge of kind k writes, each with its
-// select expression: the staged ones (from s, its staging table; decimals
-// cast), then those taken from the row's account (from a, see
-// fromAccount).
-func (im *importer) mergeColumns(k kind) (cols []column, exprs []string) {
-	for _, c := range stageColumns[k][1:] { // after ord
-		e := "s." + c.name
-		if c.decimal {
-			e = im.db.decimal(e)
-		}
-		cols, exprs = append(cols, c), append(exprs, e)
-	}
-	for _, name := range fromAccount[k] {
-		cols, exprs = append(cols, column{name: name}), append(exprs, "a."+name)
-	}
-	return cols, exprs
-}
-
-// updatedColumns are the columns an upsert of kind k sets when the row
-// exists: all but id and organization_id, which never change (check).
-func updatedColumns(cols []column) []column {
-	return slices.DeleteFunc(slices.Clone(cols), func(c column) bool { return c.name == "id" || c.name == "organization_id" })
-}
-
-// upsertSQL is the statement that merges kind k's staged rows into its
-// table: INSERT … SELECT … ON CONFLICT (id) DO UPDATE, with updated_at the
-// import time (the one argument). The table's alias is d.
-func (im *importer) upsertSQL(k kind) string {
-	cols, exprs := im.mergeColumns(k)
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.name
-	}
-	var set []string
-	for _, c := range updatedColumns(cols) {
-		set = append(set, c.name+" = excluded."+c.name)
-	}
-	from := stageTable(k) + " s"
-	if fromAccount[k] != nil {
-		from += " JOIN ad_accounts a ON a.id = s.account_id"
-	}
-	// WHERE true: SQLite needs it to read ON CONFLICT after a SELECT's join.
-	return `INSERT INTO ` + mergeTables[k] + ` AS d (` + strings.Join(names, ", ") + `, updated_at)
-		SELECT ` + strings.Join(exprs, ", ") + `, ` + im.db.nowArg() + ` FROM ` + from + ` WHERE true
-		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ") + `, updated_at = excluded.updated_at`
-}
+// The statements of the merge (queries/), in the order merge runs them; a
+// statement one dialect lacks is skipped there.
+var (
+	qAccountsVersions       = query("accounts_versions")
+	qAccountsMerge          = query("accounts_merge")
+	qAccountCopiesTouched   = query("account_copies_touched")
+	qAccountCopies          = query("account_copies")
+	qCampaignCopiesVersions = query("campaign_copies_versions")
+	qCampaignCopies         = query("campaign_copies")
+	qCampaignsVersions      = query("campaigns_versions")
+	qCampaignsMerge         = query("campaigns_merge")
+	qMovedFunction          = query("moved_function")
+	qInsightsTouched        = query("insights_touched")
+	qInsightsMerge          = query("insights_merge")
+	qLeadsMerge             = query("leads_merge")
+	qDataAsOf               = query("data_as_of")
+)
 
 // merge upserts the staged rows into the tables, in the order of their
-// references, and records each touched organization's data time.
+// references, removes the rows of complete windows, and records what
+// changed (changes.go) and each touched organization's data time. Every
+// upsert rewrites only the rows whose values differ, so importing the same
+// document again writes no row.
 func (im *importer) merge(ctx context.Context) error {
-	if err := im.exec(ctx, "upsert accounts", im.upsertSQL(kindAccount), im.now); err != nil {
-		return err
-	}
-	// Rows already stored for these accounts repeat the account's platform
-	// id, currency and time zone: keep them in step.
-	for _, table := range []string{"campaigns", "insights_daily"} {
-		var set, differ []string
-		for _, c := range accountCopies {
-			set = append(set, c+" = a."+c)
-			differ = append(differ, table+"."+c+" <> a."+c)
-		}
-		if err := im.exec(ctx, "update "+table+" of changed accounts", `UPDATE `+table+` SET `+strings.Join(set, ", ")+`
-			FROM `+stageTable(kindAccount)+` a
-			WHERE `+table+`.organization_id = a.organization_id AND `+table+`.account_id = a.id
-			AND (`+strings.Join(differ, " OR ")+`)`); err != nil {
-			return err
-		}
-	}
-	if err := im.exec(ctx, "upsert campaigns", im.upsertSQL(kindCampaign), im.now); err != nil {
-		return err
-	}
-	if err := im.db.mergeInsights(ctx, im, im.upsertSQL(kindInsight)); err != nil {
-		return err
-	}
-	if err := im.exec(ctx, "upsert lead contacts", im.upsertSQL(kindLead), im.now); err != nil {
-		return err
-	}
 	orgs, err := im.touchedOrganizations(ctx)
 	if err != nil {
 		return err
 	}
+	im.refOrgs = orgs
+	if err := im.beginChanges(ctx, orgs); err != nil {
+		return err
+	}
+	for _, st := range []*statement{qAccountsVersions, qAccountsMerge} {
+		if err := im.runSQL(ctx, st, im.now); err != nil {
+			return err
+		}
+	}
+	// Stored campaigns repeat their account's platform id, currency and
+	// time zone: keep them in step.
+	for _, st := range []*statement{qCampaignCopiesVersions, qCampaignCopies, qCampaignsVersions} {
+		if err := im.runSQL(ctx, st); err != nil {
+			return err
+		}
+	}
+	if err := im.runSQL(ctx, qCampaignsMerge, im.now); err != nil {
+		return err
+	}
+	if err := im.db.mergeInsights(ctx, im); err != nil {
+		return err
+	}
+	if err := im.runSQL(ctx, qLeadsMerge, im.now); err != nil {
+		return err
+	}
+	if err := im.removeIncomplete(ctx); err != nil {
+		return err
+	}
+	// So do stored insight rows the document does not carry (after the
+	// upsert and the windows: each row is logged once).
+	for _, st := range []*statement{qAccountCopiesTouched, qAccountCopies} {
+		if err := im.runSQL(ctx, st, im.now); err != nil {
+			return err
+		}
+	}
+	if err := im.recordChanges(ctx, orgs); err != nil {
+		return err
+	}
 	for _, org := range orgs {
-		if err := recordDataAsOf(ctx, im.tx, org, im.now); err != nil {
+		if err := recordDataAsOf(ctx, im, org); err != nil {
 			return err
 		}
 	}
@@ -145,22 +124,17 @@ func (im *importer) touchedOrganizations(ctx context.Context) ([]string, error) 
 // recordDataAsOf stores the newest sync time among the organization's
 // snapshot rows, so that requests read one row instead of aggregating. An
 // organization without any sync time gets the time of its import.
-func recordDataAsOf(ctx context.Context, tx bun.Tx, org string, now time.Time) error {
+func recordDataAsOf(ctx context.Context, im *importer, org string) error {
 	var latest store.NullTime
-	err := tx.QueryRowContext(ctx, `SELECT MAX(t) AS t FROM (
-		SELECT MAX(last_sync_at) AS t FROM ad_accounts WHERE organization_id = ?0
-		UNION ALL SELECT MAX(synced_at) FROM campaigns WHERE organization_id = ?0
-		UNION ALL SELECT MAX(synced_at) FROM insights_daily WHERE organization_id = ?0) AS s`, org).
-		Scan(&latest)
-	if err != nil {
+	if err := im.tx.QueryRowContext(ctx, qDataAsOf.text(im.pg), org).Scan(&latest); err != nil {
 		return fmt.Errorf("compute data time of %s: %w", org, err)
 	}
-	asOf := now
+	asOf := im.now
 	if latest.Valid {
 		asOf = latest.Time
 	}
-	m := store.OrganizationSnapshot{OrganizationID: org, DataAsOf: asOf, ImportedAt: now}
-	if _, err := tx.NewInsert().Model(&m).
+	m := store.OrganizationSnapshot{OrganizationID: org, DataAsOf: asOf, ImportedAt: im.now}
+	if _, err := im.tx.NewInsert().Model(&m).
 		On("CONFLICT (organization_id) DO UPDATE").
 		Set("data_as_of = EXCLUDED.data_as_of").
 		Set("imported_at = EXCLUDED.imported_at").

@@ -51,6 +51,10 @@ type (
 		Kind string `json:"kind"`
 		*LeadContact
 	}
+	windowRecord struct {
+		Kind string `json:"kind"`
+		*Window
+	}
 )
 
 func (s *ndjsonSource) readLine() ([]byte, error) {
@@ -105,7 +109,7 @@ func (s *ndjsonSource) next(p *problems) (element, error) {
 			}
 		}
 		if k < 0 {
-			*p = append(*p, fmt.Sprintf("%s.kind: want one of organization, account, campaign, insight, leadContact, got %s", path, quote(head.Kind)))
+			*p = append(*p, fmt.Sprintf("%s.kind: want one of organization, account, campaign, insight, leadContact, complete, got %s", path, quote(head.Kind)))
 			continue
 		}
 		e := s.s.reset(k, s.line)
@@ -119,6 +123,8 @@ func (s *ndjsonSource) next(p *problems) (element, error) {
 			rec = &campaignRecord{Campaign: e.cmp}
 		case kindInsight:
 			rec = &insightRecord{Insight: e.ins}
+		case kindWindow:
+			rec = &windowRecord{Window: e.win}
 		default:
 			rec = &leadRecord{LeadContact: e.lead}
 		}

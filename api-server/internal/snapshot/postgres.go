@@ -131,48 +131,29 @@ func (d *pgImport) timeValue(t time.Time) any { return t }
 
 func (d *pgImport) dateValue(_ string, day time.Time) any { return day }
 
-func (d *pgImport) nowArg() string { return "CAST(? AS timestamptz)" }
-
-func (d *pgImport) decimal(expr string) string { return "CAST(" + expr + " AS numeric)" }
-
 // checkInsights finds nothing beforehand: mergeInsights finds duplicate and
 // moved insights at no cost when there are none.
 func (d *pgImport) checkInsights(context.Context, *importer) error { return nil }
 
-// mergeInsights upserts the staged insight rows in one statement (the
-// day-count triggers then see one statement's transition tables). A row
-// that did not change is not rewritten, and duplicate ids (error 21000) or
-// a row that would change organization (SVC01, raised by
-// pg_temp.svc_import_moved, so that the common case costs no extra join)
-// stop the statement, after which the checks SQLite runs beforehand name
-// the elements. The foreign-key triggers are skipped when the role may
-// (fkrelax.go).
-func (d *pgImport) mergeInsights(ctx context.Context, im *importer, upsert string) error {
-	if _, err := d.tx.ExecContext(ctx, `CREATE OR REPLACE FUNCTION pg_temp.svc_import_moved(id text) RETURNS boolean
-		LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'row % would move to another organization', id USING ERRCODE = 'SVC01'; END $f$`); err != nil {
-		return fmt.Errorf("create import function: %w", err)
+// mergeInsights upserts the staged insight rows in one statement
+// (insights_merge.sql), which also records the rows it writes. A row that
+// did not change is not rewritten, and duplicate ids (error 21000) or a row
+// that would change organization (SVC01, raised by pg_temp.svc_import_moved,
+// so that the common case costs no extra join) stop the statement, after
+// which the checks SQLite runs beforehand name the elements. The
+// foreign-key triggers are skipped when the role may (fkrelax.go).
+func (d *pgImport) mergeInsights(ctx context.Context, im *importer) error {
+	if err := im.runSQL(ctx, qMovedFunction); err != nil {
+		return err
 	}
-	// The columns the upsert sets (but updated_at) as stored and as new.
-	cols, _ := im.mergeColumns(kindInsight)
-	var old, new []string
-	for _, c := range updatedColumns(cols) {
-		o, n := "d."+c.name, "excluded."+c.name
-		if c.decimal {
-			// numeric compares by value; "12.50" and "12.5" differ as stored text.
-			o, n = o+"::text", n+"::text"
-		}
-		old, new = append(old, o), append(new, n)
-	}
-	q := upsert + ` WHERE CASE WHEN d.organization_id <> excluded.organization_id THEN pg_temp.svc_import_moved(excluded.id)
-		ELSE (` + strings.Join(old, ", ") + `) IS DISTINCT FROM (` + strings.Join(new, ", ") + `) END`
-	relaxed, err := relaxForeignKeys(ctx, d.tx, im.refAccounts, im.refCampaigns)
+	relaxed, err := relaxForeignKeys(ctx, im)
 	if err != nil {
 		return err
 	}
 	if _, err := d.tx.ExecContext(ctx, "SAVEPOINT svc_import_insights"); err != nil {
 		return fmt.Errorf("upsert insights: %w", err)
 	}
-	_, err = d.tx.ExecContext(ctx, q, im.now)
+	_, err = d.tx.ExecContext(ctx, qInsightsMerge.pg, im.now)
 	if relaxed && err == nil {
 		if err := restoreForeignKeys(ctx, d.tx); err != nil {
 			return err

@@ -31,14 +31,15 @@ const (
 	kindCampaign
 	kindInsight
 	kindLead
+	kindWindow // a complete window (windows.go)
 	numKinds
 )
 
 // arrayNames are the document's array of each kind; recordKinds the NDJSON
 // "kind" of each.
 var (
-	arrayNames  = [numKinds]string{"organizations", "accounts", "campaigns", "insights", "leadContacts"}
-	recordKinds = [numKinds]string{"organization", "account", "campaign", "insight", "leadContact"}
+	arrayNames  = [numKinds]string{"organizations", "accounts", "campaigns", "insights", "leadContacts", "complete"}
+	recordKinds = [numKinds]string{"organization", "account", "campaign", "insight", "leadContact", "complete"}
 )
 
 // element is one decoded element; exactly the field of its kind is set.
@@ -51,6 +52,7 @@ type element struct {
 	cmp  *Campaign
 	ins  *Insight
 	lead *LeadContact
+	win  *Window
 }
 
 // source yields the elements of a document in order.
@@ -71,6 +73,7 @@ type scratch struct {
 	cmp  Campaign
 	ins  Insight
 	lead LeadContact
+	win  Window
 }
 
 // reset zeroes the element of kind k and returns it as an element.
@@ -92,6 +95,9 @@ func (s *scratch) reset(k kind, ord int64) element {
 	case kindLead:
 		s.lead = LeadContact{}
 		e.lead = &s.lead
+	case kindWindow:
+		s.win = Window{}
+		e.win = &s.win
 	}
 	return e
 }
@@ -106,6 +112,8 @@ func (e element) target() any {
 		return e.cmp
 	case kindInsight:
 		return e.ins
+	case kindWindow:
+		return e.win
 	}
 	return e.lead
 }
@@ -221,7 +229,7 @@ func (s *jsonSource) member(name string, p *problems) error {
 		}
 	}
 	if k < 0 {
-		*p = append(*p, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts)", fieldStep(name)))
+		*p = append(*p, fmt.Sprintf("$%s: unknown field (want organizations, accounts, campaigns, insights, leadContacts, complete)", fieldStep(name)))
 		return s.skipValue()
 	}
 	if s.seen[k] {
@@ -301,6 +309,8 @@ func (s *docSource) next(*problems) (element, error) {
 			n = len(s.doc.Campaigns)
 		case kindInsight:
 			n = len(s.doc.Insights)
+		case kindWindow:
+			n = len(s.doc.Complete)
 		default:
 			n = len(s.doc.LeadContacts)
 		}
@@ -318,6 +328,8 @@ func (s *docSource) next(*problems) (element, error) {
 			e.cmp = &s.doc.Campaigns[s.i]
 		case kindInsight:
 			e.ins = &s.doc.Insights[s.i]
+		case kindWindow:
+			e.win = &s.doc.Complete[s.i]
 		default:
 			e.lead = &s.doc.LeadContacts[s.i]
 		}

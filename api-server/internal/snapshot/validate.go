@@ -202,6 +202,10 @@ func validate(doc *Document) problems {
 			}
 		}
 	}
+	today := time.Now().UTC()
+	for i := range doc.Complete {
+		p.window(fmt.Sprintf("$.complete[%d]", i), &doc.Complete[i], today)
+	}
 	for i := range doc.LeadContacts {
 		path := fmt.Sprintf("$.leadContacts[%d]", i)
 		p.lead(path, &doc.LeadContacts[i])
