@@ -58,6 +58,9 @@
 //     listener), and the failure log written once a second.
 //   - observe.go: metrics and traces of a request; accesslog.go the access
 //     log's own writer.
+//   - compress.go: gzhttp around the API (zstd, then gzip, from 1 KiB;
+//     DESIGN §4c); conditional.go: the weak ETag of a 200 and the 304 of a
+//     matching If-None-Match, decided on the store's data versions.
 //   - openapi.go: the OpenAPI document; routes.go: New, NewHandlers and the
 //     routes; server.go: Config and Server.
 //

@@ -100,7 +100,11 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
 	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
-	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
+	api2, err := compressed(r) // compress.go
+	if err != nil {
+		return nil, fmt.Errorf("compression: %w", err)
+	}
+	return &Handlers{API: api2, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
 }
 
 // newServer checks cfg and fills the Server that NewHandlers routes to.
