@@ -100,7 +100,7 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
 	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
-	api2, err := compressed(r) // compress.go
+	api2, err := compressed(r)                                                             // compress.go
 	if err != nil {
 		return nil, fmt.Errorf("compression: %w", err)
 	}
