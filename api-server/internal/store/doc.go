@@ -19,6 +19,8 @@
 //   - resources_gen.go: written by gen from schema: per resource the row
 //     struct, its decoder, its database/sql scan and its JSON encoder;
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
+//   - versions.go: the tag material of a page (Versions, Conditional; the
+//     versions_* statements), for the API's ETags (DESIGN §4c);
 //   - errors.go: which errors are the database's unavailability.
 //
 // The page statements select only the columns SPEC §2 returns; the columns
