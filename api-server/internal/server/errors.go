@@ -70,6 +70,8 @@ const statusClientClosed = 499
 // for the idle timeout), and a 503 says when to come back.
 func (s *Server) fail(c *gin.Context, status int, message any) {
 	h := c.Writer.Header()
+	h["Cache-Control"] = hdrNoStore // an error is never tagged (conditional.go)
+	delete(h, "Etag")
 	h.Set("Connection", "close")
 	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
 		h.Set("Retry-After", "1")

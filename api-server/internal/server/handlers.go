@@ -104,9 +104,10 @@ func respond(s *Server, c *gin.Context, q query.Params, m store.Meta, rows rowsP
 type pageReader[P rowsPage] func(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, P, error)
 
 // list is the one list handler, for every endpoint: steps 7 to 9 of
-// DESIGN §3 over the page type P that read returns. capNote is added to
-// meta.note when the page stops at the offset limit while rows remain.
-func list[P rowsPage](s *Server, ep query.Endpoint, read pageReader[P], capNote string) gin.HandlerFunc {
+// DESIGN §3 over the page type P that of(store) reads, tagged as resource
+// r (conditional.go). capNote is added to meta.note when the page stops at
+// the offset limit while rows remain.
+func list[P rowsPage](s *Server, ep query.Endpoint, r store.Resource, of func(Store) pageReader[P], capNote string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		q, ok := s.page(c, ep)
 		if !ok {
@@ -115,8 +116,12 @@ func list[P rowsPage](s *Server, ep query.Endpoint, read pageReader[P], capNote 
 		ctx, cancel := s.dbContext(c)
 		defer cancel()
 		st := state(c)
-		m, rows, err := read(ctx, st.orgID(), listParams(q), s.prelude(c))
-		settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
+		var rows P
+		m, answered, err := s.readConditional(c, ctx, r, &q, listParams(q), func(db Store, pre store.Prelude) (m store.Meta, err error) {
+			m, rows, err = of(db)(ctx, st.orgID(), listParams(q), pre)
+			return m, err
+		})
+		settled := !answered && s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
 		s.leave(st)
 		if !settled || !s.found(c, m, err) {
 			rows.Release()

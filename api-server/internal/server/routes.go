@@ -11,6 +11,7 @@ import (
 	"github.com/adsnap/svc/api-server/internal/downloads"
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/ratelimit"
+	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/apikey"
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/semaphore"
@@ -96,11 +97,12 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 		s.admit,   // (requests past the limiter wait here, in arrival order, for one of MaxInFlight places)
 	)
 	// 6. issuer and scope → 403; then 7–9 in the handler.
-	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, s.store.AccountsPage, capNoteAccounts))
-	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
-	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
+	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, store.Accounts, accountsOf, capNoteAccounts))
+	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, store.Campaigns, campaignsOf, capNoteCampaigns))
+	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, store.Insights, insightsOf, capNoteInsights))
 	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
-	api2, err := compressed(r)                                                             // compress.go
+	// Compression around it all (compress.go).
+	api2, err := compressed(r)
 	if err != nil {
 		return nil, fmt.Errorf("compression: %w", err)
 	}
@@ -145,6 +147,7 @@ func newServer(cfg Config) (*Server, error) {
 	s.replicas, _ = cfg.Store.(replicaStatus)  // before instrument wraps the store
 	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
 	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
+	s.cond, _ = cfg.Store.(conditionalStore)   // and its data versions (conditional.go)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))

@@ -42,13 +42,18 @@ func (s *Server) insightSummary(c *gin.Context) {
 		groups []store.SummaryGroup
 		err    = errNoSummary
 	)
-	if ss, ok := s.store.(SummaryStore); ok {
-		m, groups, err = ss.InsightSummary(ctx, state(c).orgID(), store.SummaryParams{
-			Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
-			Level: q.Level, GroupBy: q.GroupBy,
-		}, s.prelude(c))
+	answered := false
+	if _, ok := s.store.(SummaryStore); ok {
+		vp := store.VersionParams{AccountID: q.AccountID, From: q.From, To: q.To}
+		m, answered, err = s.readConditional(c, ctx, store.Summary, &q, vp, func(db Store, pre store.Prelude) (m store.Meta, err error) {
+			m, groups, err = db.(SummaryStore).InsightSummary(ctx, state(c).orgID(), store.SummaryParams{
+				Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
+				Level: q.Level, GroupBy: q.GroupBy,
+			}, pre)
+			return m, err
+		})
 	}
-	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
+	settled := !answered && s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
 	s.leave(state(c))
 	if !settled || !s.found(c, m, err) {
 		return

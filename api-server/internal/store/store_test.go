@@ -79,7 +79,7 @@ func TestPlans(t *testing.T) {
 		// resource's version, by index.
 		"versions_accounts": {"org_a", ""}, "versions_campaigns": {"org_a", "acc_a1"},
 		"versions_insights": window, "versions_insights_by_account": append(window, "acc_a1"),
-		"versions_summary":  {"org_a", from, to, "acc_a1"},
+		"versions_summary": {"org_a", from, to, "acc_a1"},
 	}
 	n := 0
 	for _, st := range store.Statements() {
