@@ -27,7 +27,7 @@ import (
 // (*store.Store, *store.Routed): see store.Store.Conditional. Without it
 // (a test's store) the pages carry no tag.
 type conditionalStore interface {
-	Conditional(ctx context.Context, orgID string, r store.Resource, p store.VersionParams, pre store.Prelude,
+	Conditional(ctx context.Context, orgID string, r store.Resource, p store.VersionParams, pre store.Prelude, cond bool,
 		skip func(store.Meta, string) bool, read func(*store.Store) error) error
 }
 
@@ -83,7 +83,10 @@ func noneMatch(r *http.Request, tag string) bool {
 // readConditional reads a page with read, preceded by its versions when
 // the store keeps them: the key's pending state is settled on them (settle:
 // 401 or 403 answered here), then the tag is set on the response, and a
-// matching If-None-Match is answered 304 without reading the page. An
+// matching If-None-Match is answered 304 without reading the page. A
+// request without If-None-Match has its versions read with its page, in
+// one round trip on PostgreSQL (store.Conditional); when it is answered
+// so, the caller releases the page that was read. An
 // account not the organization's is left to found (404). answered reports
 // that the request has its answer; otherwise m and err are the page's (or
 // the versions', when they failed), and the page was read with read.
@@ -94,8 +97,11 @@ func (s *Server) readConditional(c *gin.Context, ctx context.Context, r store.Re
 		return m, false, err
 	}
 	orgID := state(c).orgID()
-	err = s.cond.Conditional(ctx, orgID, r, vp, s.prelude(c), func(vm store.Meta, material string) bool {
-		m = vm
+	cond := c.Request.Header.Get("If-None-Match") != ""
+	err = s.cond.Conditional(ctx, orgID, r, vp, s.prelude(c), cond, func(vm store.Meta, material string) bool {
+		if cond {
+			m = vm // else the page's, read before
+		}
 		if !s.settle(c, nil) {
 			answered = true
 			return true

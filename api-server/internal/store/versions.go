@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The data versions of a page (DESIGN §4c): what an ETag is derived from.
@@ -100,6 +103,11 @@ func (s *Store) pgVersions(ctx context.Context, q *statement, args []any, pre Pr
 	if err != nil {
 		return Meta{}, "", err
 	}
+	return scanVersions(rows, pre)
+}
+
+// scanVersions reads the one row of a versions statement, and closes rows.
+func scanVersions(rows pgx.Rows, pre Prelude) (Meta, string, error) {
 	defer rows.Close()
 	if !rows.Next() {
 		return Meta{}, "", errors.Join(errColumnCount, rows.Err())
@@ -120,11 +128,30 @@ func (s *Store) pgVersions(ctx context.Context, q *statement, args []any, pre Pr
 // Conditional reads the versions of the page p of r (Versions), hands them
 // to skip, and, unless skip reports that the page need not be read (the
 // client's copy is current, or skip has answered otherwise), calls read
-// with the store to read the page, and returns read's error. The page is read after its versions and
-// on the same database, so it is never older than the tag made from them.
-// pre's epoch is read with the versions.
-func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p VersionParams, pre Prelude,
+// with the store to read the page, and returns read's error. The page is
+// read after its versions and on the same database, so it is never older
+// than the tag made from them. pre's epoch is read with the versions.
+//
+// When the request is not conditional (cond false) the page is read
+// anyway: on PostgreSQL a list's versions statement then travels with the
+// page's in one batch, one round trip (batchReader), and skip is called
+// after read, whose page the caller releases when skip answers.
+func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p VersionParams, pre Prelude, cond bool,
 	skip func(Meta, string) bool, read func(*Store) error) error {
+	if !cond && s.pool != nil && r != Summary {
+		vq, vargs := versionStatement(r, orgID, p)
+		b := &batchReader{pool: s.pool, q: vq, args: vargs, pre: pre}
+		cp := *s
+		cp.r = b
+		if err := read(&cp); err != nil {
+			return err
+		}
+		if !b.done {
+			return errNoResource
+		}
+		skip(b.m, b.material)
+		return nil
+	}
 	m, material, err := s.Versions(ctx, orgID, r, p, pre)
 	if err != nil {
 		return err
@@ -139,14 +166,54 @@ func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p Ver
 // the page on the same one, pre's epoch on the primary before them), or
 // on the primary. A replica's failure, of the versions or of read, is
 // retried on the primary, skip included.
-func (r *Routed) Conditional(ctx context.Context, orgID string, res Resource, p VersionParams, pre Prelude,
+func (r *Routed) Conditional(ctx context.Context, orgID string, res Resource, p VersionParams, pre Prelude, cond bool,
 	skip func(Meta, string) bool, read func(*Store) error) error {
 	_, _, err := routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, struct{}, error) {
-		m, material, err := s.Versions(ctx, orgID, res, p, pre)
-		if err == nil && !skip(m, material) {
-			err = read(s)
-		}
-		return m, struct{}{}, err
+		return Meta{}, struct{}{}, s.Conditional(ctx, orgID, res, p, pre, cond, skip, read)
 	})
 	return err
+}
+
+// batchReader is pgReader with a versions statement sent ahead of the
+// page's statement in one batch: one round trip for both (Conditional).
+// The versions' row gives pre its epoch; m and material are theirs.
+type batchReader struct {
+	pool     *pgxpool.Pool
+	q        *statement
+	args     []any
+	pre      Prelude
+	m        Meta
+	material string
+	done     bool // the versions were read
+}
+
+func (b *batchReader) page(ctx context.Context, q *statement, args []any, orgID, accountID string, _ Prelude, out rowSink) (Meta, error) {
+	conn, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return Meta{}, err
+	}
+	defer conn.Release()
+	var batch pgx.Batch
+	batch.Queue(b.q.pg, b.args...)
+	batch.Queue(q.pg, args...)
+	br := conn.SendBatch(ctx, &batch)
+	rows, err := br.Query()
+	if err == nil {
+		b.m, b.material, err = scanVersions(rows, b.pre)
+	}
+	var m Meta
+	n := 0
+	if err == nil {
+		b.done = true
+		if rows, err = br.Query(); err == nil {
+			m, n, err = scanPage(rows, nil, out)
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || n > 0 {
+		return m, err
+	}
+	return pgMeta(ctx, conn, orgID, accountID, nil)
 }
