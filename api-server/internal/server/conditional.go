@@ -114,6 +114,7 @@ func (s *Server) readConditional(c *gin.Context, ctx context.Context, r store.Re
 		h["Etag"] = []string{tag}
 		h["Cache-Control"] = hdrPrivateNoCache
 		if noneMatch(c.Request, tag) {
+			delete(h, "X-Content-Type-Options") // no body to sniff: a 304 stays small
 			c.Status(http.StatusNotModified)
 			c.Writer.WriteHeaderNow()
 			c.Abort()
