@@ -276,8 +276,10 @@ type Insight struct {
 	Ctr string `json:"ctr"`
 
 	// Date The day (UTC midnight).
-	Date                *time.Time                 `json:"date"`
-	Id                  string                     `json:"id"`
+	Date *time.Time `json:"date"`
+	Id   string     `json:"id"`
+
+	// Impressions Stored count; the import refuses a count above 10^12 (a row's bound, so that the service's 64-bit sums cannot overflow).
 	Impressions         int                        `json:"impressions"`
 	PlatformAdAccountId string                     `json:"platformAdAccountId"`
 	PurchaseMeasurement InsightPurchaseMeasurement `json:"purchaseMeasurement"`
