@@ -68,6 +68,7 @@ type config struct {
 	jitter     func() time.Duration
 	retryBase  time.Duration
 	hooks      Hooks
+	cache      *pageCache // WithPageCache; nil: off
 }
 
 // Option configures a [Client]; see the With… functions.
@@ -427,6 +428,11 @@ func (c *Client) do(parent context.Context, op, rawURL string, out any) (resp *R
 	req.Header.Set("Authorization", "Bearer "+c.cfg.key())
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.cfg.userAgent)
+	req.Header.Set("Accept-Encoding", acceptEncoding)
+	kept := c.cfg.cache.get(rawURL)
+	if kept != nil {
+		req.Header.Set("If-None-Match", kept.etag)
+	}
 
 	hresp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
@@ -439,6 +445,8 @@ func (c *Client) do(parent context.Context, op, rawURL string, out any) (resp *R
 	}
 
 	switch {
+	case hresp.StatusCode == http.StatusNotModified && kept != nil:
+		return resp, false, c.decode(parent, op, resp, hresp.StatusCode, kept.body, out)
 	case hresp.StatusCode >= 300 && hresp.StatusCode < 400:
 		host := "(no Location header)"
 		if loc, err := hresp.Location(); err == nil {
@@ -454,26 +462,47 @@ func (c *Client) do(parent context.Context, op, rawURL string, out any) (resp *R
 		return resp, transient, newAPIError(op, hresp, c.cfg.now(), c.cfg.key())
 	}
 
-	body, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody+1))
+	body, err := readBody(hresp, maxBody)
+	if errors.Is(err, errBadEncoding) {
+		return resp, false, fmt.Errorf("svc: %s: %w", op, err)
+	}
 	if err != nil {
 		return resp, parent.Err() == nil && ctx.Err() == nil, c.requestError(parent, ctx, op, err)
 	}
 	if len(body) > maxBody {
 		return resp, false, fmt.Errorf("svc: %s: the response body is larger than %d bytes", op, maxBody)
 	}
+	if err := c.decode(parent, op, resp, hresp.StatusCode, body, out); err != nil {
+		return resp, false, err
+	}
+	c.cfg.cache.put(rawURL, weakTag(hresp), body)
+	return resp, false, nil
+}
+
+// weakTag is the answer's ETag when it is weak (the service's), else "".
+func weakTag(resp *http.Response) string {
+	if t := resp.Header.Get("ETag"); strings.HasPrefix(t, `W/"`) {
+		return t
+	}
+	return ""
+}
+
+// decode decodes a success body (or, for a 304, the kept one) into out and
+// reports the answer to the hooks.
+func (c *Client) decode(parent context.Context, op string, resp *Response, status int, body []byte, out any) error {
 	if err := json.Unmarshal(body, out); err != nil {
 		if strings.Contains(err.Error(), c.cfg.key()) {
 			// A value quoted by the decoder holds the key: say less.
 			err = errors.New("invalid value")
 		}
-		return resp, false, fmt.Errorf("svc: %s: decoding the %d-byte response body (status %d): %w",
-			op, len(body), hresp.StatusCode, err)
+		return fmt.Errorf("svc: %s: decoding the %d-byte response body (status %d): %w",
+			op, len(body), status, err)
 	}
 	if m, ok := out.(interface{ meta() *Meta }); ok {
 		resp.Meta = m.meta()
 	}
 	c.notifyResponse(parent, resp)
-	return resp, false, nil
+	return nil
 }
 
 // requestError reports a failure to send or read a request. It says when

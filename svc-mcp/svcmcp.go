@@ -133,6 +133,10 @@ func NewServer(opts ...Option) *mcp.Server {
 	return s
 }
 
+// mcpPageCache is how many pages the MCP server's client keeps for
+// revalidation (svc.WithPageCache): at most a few MB.
+const mcpPageCache = 64
+
 // newClient creates the SDK client. Without a key from WithAPIKey or
 // WithSDKOptions, svc.NewClient fails with svc.ErrMissingAPIKey.
 func newClient(cfg config) (*svc.Client, error) {
@@ -148,6 +152,10 @@ func newClient(cfg config) (*svc.Client, error) {
 	// how long to wait (the client's pacing keeps one listing below the
 	// limit). Transient failures are still retried, within seconds.
 	opts = append(opts, svc.WithRetryOnRateLimit(0))
+	// A conversation re-reads the pages it has read (a cursor followed
+	// again, the same question asked twice): they are revalidated with
+	// their tag, a 304 of a few hundred bytes instead of the page.
+	opts = append(opts, svc.WithPageCache(mcpPageCache))
 	opts = append(opts, cfg.sdkOpts...)
 	return svc.NewClient(opts...)
 }

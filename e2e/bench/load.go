@@ -146,11 +146,15 @@ var (
 	rePct      = regexp.MustCompile(`(?m)^\s+(50|99)%\s+([0-9.]+)(us|ms|s)\s*$`)
 )
 
-// wrk runs wrk against url for d with conns connections on 2 threads.
-func wrk(ctx context.Context, url, bearer string, conns int, d time.Duration) (loadResult, error) {
+// wrk runs wrk against url for d with conns connections on 2 threads,
+// sending the headers hdrs ("Name: value") too.
+func wrk(ctx context.Context, url, bearer string, conns int, d time.Duration, hdrs ...string) (loadResult, error) {
 	args := []string{"-t2", "-c" + strconv.Itoa(conns), "-d" + strconv.Itoa(int(d.Seconds())) + "s", "--timeout", "5s", "--latency"}
 	if bearer != "" {
 		args = append(args, "-H", "Authorization: Bearer "+bearer)
+	}
+	for _, h := range hdrs {
+		args = append(args, "-H", h)
 	}
 	args = append(args, url)
 	out, err := exec.CommandContext(ctx, "wrk", args...).CombinedOutput()

@@ -193,7 +193,8 @@ func report(s settings, res *results) error {
 	for _, g := range []struct {
 		title string
 		ts    []target
-	}{{"Targets (issue 21, point 7)", issue}, {"Targets (issue 34: the summary)", summaryTargets(res.SummaryP50)}, {"Other checks", other}} {
+	}{{"Targets (issue 21, point 7)", issue}, {"Targets (issue 34: the summary)", summaryTargets(res.SummaryP50)},
+		{"Targets (issue 43: compression and 304s)", conditionalTargets(res.Conditional)}, {"Other checks", other}} {
 		w("%s:\n\n| target | measured | result |\n|---|---:|---|\n", g.title)
 		for _, t := range g.ts {
 			w("| %s | %s | **%s** |\n", t.name, t.value, verdict(t))

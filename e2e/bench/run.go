@@ -111,9 +111,11 @@ type results struct {
 	MCP       mcpResult                        `json:"mcp"`
 	// SummaryP50 is the p50 of the summary endpoints one request at a time,
 	// per server (summary.go; issue 34).
-	SummaryP50 summaryP50     `json:"summary_p50_ms"`
-	Targets    []targetResult `json:"targets"`
-	Notes      []string       `json:"notes"`
+	SummaryP50 summaryP50 `json:"summary_p50_ms"`
+	// Conditional is the issue 43 run: compression and 304s (conditional.go).
+	Conditional conditionalResult `json:"conditional"`
+	Targets     []targetResult    `json:"targets"`
+	Notes       []string          `json:"notes"`
 }
 
 type mcpResult struct {
@@ -208,6 +210,12 @@ func runSize(ctx context.Context, r *rig, res *results, rows int) error {
 		// The summary alone, one request at a time: nothing else running.
 		if res.SummaryP50, err = measureP50(ctx, servers, summaryEndpoints(r.today), 101); err != nil {
 			return err
+		}
+	}
+	if main {
+		res.Conditional = r.measureConditional(ctx, sp) // issue 43
+		if e := res.Conditional.Err; e != "" {
+			res.Notes = append(res.Notes, "Issue 43 run failed: "+e)
 		}
 	}
 	m := measured["svc-api"]

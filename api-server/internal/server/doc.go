@@ -73,6 +73,10 @@
 //     listener), and the failure log written once a second.
 //   - observe.go: metrics and traces of a request (the reads': readDone);
 //     accesslog.go the access log's own writer.
+//   - compress.go: gzhttp around the API (zstd, then gzip, from 1 KiB;
+//     DESIGN §4c); conditional.go: the weak ETag of a 200 and the 304 of a
+//     matching If-None-Match, decided on the store's data versions (read
+//     through readRows, endpoint.tagged).
 //   - openapi.go: the OpenAPI document; reference.go: the API reference
 //     page at /developers/api (package reference); routes.go: New,
 //     NewHandlers and the

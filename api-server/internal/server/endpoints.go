@@ -37,13 +37,17 @@ type endpoint struct {
 	// example is a query the endpoint answers with 200 for any
 	// organization: the tests' request to every endpoint.
 	example string
-	// Where what is coming goes: a conditional-response tag (DESIGN §4c)
-	// is a field here read like the rows, through readRows' key check
-	// (a 304 is an answer like a 200: never for a key no longer valid),
-	// and serve decides it between steps 7 and 8; an envelope other than
-	// the offset-paged one (a cursor-paged feed, DESIGN §4b) is a field
-	// here that respond's caller uses instead; more query parameters are
-	// a query.Endpoint and what its read passes on.
+	// tagged: the endpoint's 200s carry a conditional-response tag (DESIGN
+	// §4c) made from the store's data versions of resource, read like the
+	// rows through readRows' key check (a 304 is an answer like a 200:
+	// never for a key no longer valid), and a matching If-None-Match is
+	// answered 304 there without reading the rows (conditional.go).
+	tagged   bool
+	resource store.Resource
+	// Where what is coming goes: an envelope other than the offset-paged
+	// one (a cursor-paged feed, DESIGN §4b) is a field here that respond's
+	// caller uses instead; more query parameters are a query.Endpoint and
+	// what its read passes on.
 }
 
 // Store reads snapshot rows (*store.Store, *store.Routed): every
@@ -68,13 +72,16 @@ type readFunc func(ctx context.Context, st Store, orgID string, q query.Params, 
 // endpoints are the API's endpoints, in openapi.yaml's order.
 var endpoints = [...]endpoint{
 	{path: "/accounts", operation: "readAccountSnapshots", name: "accounts", scope: apikey.ScopeAccountsRead,
-		params: query.Accounts, read: listRead(Store.AccountsPage), capNote: capNoteAccounts},
+		params: query.Accounts, read: listRead(Store.AccountsPage), capNote: capNoteAccounts,
+		tagged: true, resource: store.Accounts},
 	{path: "/campaigns", operation: "readCampaignSnapshots", name: "campaigns", scope: apikey.ScopeCampaignsRead,
-		params: query.Campaigns, read: listRead(Store.CampaignsPage), capNote: capNoteCampaigns},
+		params: query.Campaigns, read: listRead(Store.CampaignsPage), capNote: capNoteCampaigns,
+		tagged: true, resource: store.Campaigns},
 	{path: "/insights", operation: "readInsightSnapshots", name: "insights", scope: apikey.ScopeInsightsRead,
-		params: query.Insights, read: listRead(Store.InsightsPage), capNote: capNoteInsights},
+		params: query.Insights, read: listRead(Store.InsightsPage), capNote: capNoteInsights,
+		tagged: true, resource: store.Insights},
 	{path: "/insights/summary", operation: "readInsightSummary", name: "insight summary", scope: apikey.ScopeInsightsRead,
-		params: query.Summary, read: readSummary, capNote: capNoteSummary, example: "level=account&groupBy=account"},
+		params: query.Summary, read: readSummary, capNote: capNoteSummary, tagged: true, resource: store.Summary, example: "level=account&groupBy=account"},
 }
 
 // listRead is the read of a list endpoint: a Store *Page method, one page

@@ -17,7 +17,9 @@ import (
 // (endpoints.go; so an endpoint is covered the day it is declared), a known
 // key that has since been revoked (401), one that has expired (401), one
 // whose issuer was removed from the organization (403), and one without
-// the endpoint's scope (403). A known key is one the process has served
+// the endpoint's scope (403), each also with the page's valid ETag in
+// If-None-Match (never 304: the data versions are read through the same
+// key check as the rows, conditional.go). A known key is one the process has served
 // already: on PostgreSQL its state is read with the rows (readRows), which
 // the test checks by counting the lookups made alone; SQLite knows no key
 // (keys.Authenticator.Known), and the same requests take the sequential
@@ -49,24 +51,48 @@ func TestEveryEndpointChecksTheKey(t *testing.T) {
 		}
 		for _, ep := range server.Endpoints() {
 			url := base + ep.Path + "?" + ep.Example
+			// tag is url's ETag for the organization, from its first 200.
+			tag := ""
 			// known serves key twice (on PostgreSQL the second time on the
-			// known path: no lookup alone), then applies change, and expects
-			// want from the next request, still on the known path.
-			known := func(name, key, servedURL string, change func(), want int) {
+			// known path: no lookup alone), checks that tag answers 304,
+			// then applies change, and expects want from the next two
+			// requests, one with tag in If-None-Match (never 304): the first
+			// of the two (the conditional one when condFirst) still on the
+			// known path.
+			known := func(name, key, servedURL string, change func(), want int, condFirst bool) {
 				t.Helper()
 				for i := range 2 {
-					if w := e.get(servedURL, key); w.Code != http.StatusOK {
+					w := e.get(servedURL, key)
+					if w.Code != http.StatusOK {
 						t.Fatalf("%s %s: request %d: status %d: %s", ep.Path, name, i, w.Code, w.Body)
+					}
+					if servedURL == url && tag == "" {
+						tag = w.Header().Get("ETag")
+					}
+				}
+				if tag == "" {
+					t.Fatalf("%s: no ETag", ep.Path)
+				}
+				conditional := req{path: url, key: key, header: map[string]string{"If-None-Match": tag}}
+				if servedURL == url {
+					if w := e.do(conditional); w.Code != http.StatusNotModified {
+						t.Fatalf("%s %s: If-None-Match: status %d, want 304: %s", ep.Path, name, w.Code, w.Body)
 					}
 				}
 				before := lookups.Load()
 				change()
-				w := e.get(url, key)
-				if w.Code != want {
-					t.Errorf("%s, %s known key: status %d, want %d: %s", ep.Path, name, w.Code, want, w.Body)
+				reqs := []req{{path: url, key: key}, conditional}
+				if condFirst {
+					reqs[0], reqs[1] = reqs[1], reqs[0]
 				}
-				if b.Name == "postgres" && lookups.Load() != before {
-					t.Errorf("%s, %s: the key was looked up alone, not on the known path", ep.Path, name)
+				for i, r := range reqs {
+					w := e.do(r)
+					if w.Code != want {
+						t.Errorf("%s, %s known key (If-None-Match %q): status %d, want %d: %s", ep.Path, name, r.header["If-None-Match"], w.Code, want, w.Body)
+					}
+					if i == 0 && b.Name == "postgres" && lookups.Load() != before {
+						t.Errorf("%s, %s: the key was looked up alone, not on the known path", ep.Path, name)
+					}
 				}
 			}
 			all := apikey.NewScopes(apikey.ScopeAccountsRead, apikey.ScopeCampaignsRead, apikey.ScopeInsightsRead)
@@ -76,13 +102,13 @@ func TestEveryEndpointChecksTheKey(t *testing.T) {
 				if _, err := e.keys.Revoke(ctx, "org_a", testenv.OwnerA, revoked.ID); err != nil {
 					t.Fatal(err)
 				}
-			}, http.StatusUnauthorized)
+			}, http.StatusUnauthorized, true)
 
 			expired := create(testenv.OwnerA, all, 1)
-			known("expired", expired.Key, url, func() { e.clock.Advance(24*time.Hour + time.Second) }, http.StatusUnauthorized)
+			known("expired", expired.Key, url, func() { e.clock.Advance(24*time.Hour + time.Second) }, http.StatusUnauthorized, false)
 
 			admins := create(testenv.AdminA, all, 30)
-			known("removed admin's", admins.Key, url, func() { removeAdmin(true) }, http.StatusForbidden)
+			known("removed admin's", admins.Key, url, func() { removeAdmin(true) }, http.StatusForbidden, true)
 			removeAdmin(false)
 
 			// A key with every scope but the endpoint's, served first where
@@ -92,7 +118,7 @@ func TestEveryEndpointChecksTheKey(t *testing.T) {
 				other, otherPath = apikey.ScopeCampaignsRead, "/campaigns"
 			}
 			scoped := create(testenv.OwnerA, apikey.NewScopes(other), 30)
-			known("scope-less", scoped.Key, base+otherPath, func() {}, http.StatusForbidden)
+			known("scope-less", scoped.Key, base+otherPath, func() {}, http.StatusForbidden, false)
 
 			// The organization's keys are capped: revoke what is left.
 			for _, k := range []*keys.CreatedKey{admins, scoped} {

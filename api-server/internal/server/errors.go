@@ -82,6 +82,8 @@ func (s *Server) refuse(c *gin.Context, status int, message any) {
 		}
 	}
 	h := c.Writer.Header()
+	h["Cache-Control"] = hdrNoStore // an error is never tagged (conditional.go)
+	delete(h, "Etag")
 	h.Set("Connection", "close")
 	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
 		h.Set("Retry-After", "1")

@@ -18,3 +18,6 @@ func Endpoints() []TestEndpoint {
 	}
 	return out
 }
+
+// Compressed is compressed, for the benchmarks of package server_test.
+var Compressed = compressed

@@ -24,6 +24,26 @@ import (
 //
 //	go test -run '^$' -bench Pages -benchmem ./internal/server/
 func BenchmarkPages(b *testing.B) {
+	h := benchHandler(b)
+	for _, path := range []string{"/insights?limit=100", "/insights?limit=100&offset=200", "/accounts?limit=50", "/campaigns?limit=50"} {
+		b.Run(path, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, server.BasePath+path, nil)
+			req.Header.Set("Authorization", "Bearer svc_live_bench")
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// benchHandler is the API over a PostgreSQL store seeded with 600 insight
+// rows of org_a over 12 days, every key answering as org_a's owner.
+func benchHandler(b *testing.B) http.Handler {
 	be := dbtest.Postgres(b)
 	ctx := b.Context()
 	today := time.Now().UTC()
@@ -55,20 +75,7 @@ func BenchmarkPages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, path := range []string{"/insights?limit=100", "/insights?limit=100&offset=200", "/accounts?limit=50", "/campaigns?limit=50"} {
-		b.Run(path, func(b *testing.B) {
-			req := httptest.NewRequest(http.MethodGet, server.BasePath+path, nil)
-			req.Header.Set("Authorization", "Bearer svc_live_bench")
-			b.ReportAllocs()
-			for b.Loop() {
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, req)
-				if w.Code != http.StatusOK {
-					b.Fatalf("status %d: %s", w.Code, w.Body)
-				}
-			}
-		})
-	}
+	return h
 }
 
 // fixedKeys answers every lookup with one principal.

@@ -99,7 +99,12 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	for i := range endpoints {
 		get(r, BasePath+endpoints[i].path, s.serve(&endpoints[i]))
 	}
-	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
+	// Compression around it all (compress.go).
+	api, err := compressed(r)
+	if err != nil {
+		return nil, fmt.Errorf("compression: %w", err)
+	}
+	return &Handlers{API: api, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
 }
 
 // newServer checks cfg and fills the Server that NewHandlers routes to.
@@ -144,6 +149,7 @@ func newServer(cfg Config) (*Server, error) {
 	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
 	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
 	s.fencedCheck, _ = cfg.Store.(fencedChecker)
+	s.cond, _ = cfg.Store.(conditionalStore) // and its data versions (conditional.go)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))

@@ -63,18 +63,21 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 			return
 		}
 		// 8. The rows, given only once the key is checked; accountId not in
-		// the key's organization: 404.
+		// the key's organization: 404; the tag in If-None-Match: 304 without
+		// reading the rows (conditional.go).
 		m, rows, ok := s.readRows(c, st, ep, span, &q)
 		if !ok {
 			return
 		}
-		// 9. 200 with the envelope.
+		// 9. 200 with the envelope (and the tag, set by readRows).
 		s.respond(c, &q, m, rows, ep.capNote)
 	}
 }
 
 // readRows is the only source of an endpoint's rows: it reads them with
-// ep.read and gives them only once the request's key is checked. A pending
+// ep.read (and a tagged endpoint's data versions, readPage) and gives them
+// only once the request's key is checked; a matching If-None-Match is
+// answered 304 here, once the key is checked, without the rows. A pending
 // key (the known ordering) is read in the rows' own statement on
 // PostgreSQL and checked here (checkKeyWithRows, auth.go): 401 or 403 for a
 // key no longer valid, and the rows are released unsent. It then gives the
@@ -85,7 +88,8 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 func (s *Server) readRows(c *gin.Context, st *reqState, ep *endpoint, span string, q *query.Params) (store.Meta, rowsPage, bool) {
 	ctx, cancel := s.dbContext(c)
 	ctx, sp := child(ctx, s.tracer, span)
-	m, rows, err := ep.read(ctx, s.store, st.orgID(), *q, st.prelude())
+	pr, err := s.readPage(ctx, c, st, ep, q) // conditional.go
+	m, rows := pr.m, pr.rows
 	s.readDone(sp, ep.name, err)
 	cancel()
 	keyOK := s.checkKeyWithRows(c, st, err) // admitted still: it may read the key's state alone (a moved epoch)
@@ -97,7 +101,12 @@ func (s *Server) readRows(c *gin.Context, st *reqState, ep *endpoint, span strin
 		s.handleError(c, err)
 	case !m.AccountFound:
 		s.handleError(c, errAccountNotFound)
+	case pr.notModified:
+		notModified(c, pr.tag) // 304: the client's copy is current
 	default:
+		if pr.tag != "" {
+			setTag(c, pr.tag)
+		}
 		return m, rows, true
 	}
 	if rows != nil {

@@ -124,6 +124,8 @@ type Server struct {
 	// partial is cfg.Limiter when its store has parts that fail alone (a
 	// Redis Cluster; limiternodes.go), else nil.
 	partial partialLimiter
+	// cond is cfg.Store's data versions, if it keeps them (conditional.go).
+	cond conditionalStore
 	// readyCheck is cfg.Store's readiness check, if it has one (primaryready.go).
 	readyCheck readyChecker
 	// fencedCheck is cfg.Store's Fenced, if it has one (primaryready.go).

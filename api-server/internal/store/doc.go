@@ -26,6 +26,8 @@
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
 //     primarycheck.go: CheckPrimary and WatchPrimary, the writable-primary
 //     check of /readyz and of serve;
+//   - versions.go: the tag material of a page (Versions, Conditional; the
+//     versions_* statements), for the API's ETags (DESIGN §4c);
 //   - errors.go: which errors are the database's unavailability.
 //   - checkedsum.go: sums of counts checked for overflow (ErrCountOverflow).
 //

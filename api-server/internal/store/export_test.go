@@ -68,6 +68,8 @@ func Statements() []Statement {
 	for _, q := range statements {
 		st := Statement{Name: q.name, PG: q.pg, SQLite: q.sqlite}
 		switch {
+		case strings.HasPrefix(q.name, "versions"):
+			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{"material"}
 		case strings.HasPrefix(q.name, "meta"):
 			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{}
 		case strings.HasPrefix(q.name, "accounts"):

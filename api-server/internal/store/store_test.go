@@ -76,6 +76,11 @@ func TestPlans(t *testing.T) {
 		// the rows, are sorted: GROUP BY and the API's order of groups).
 		"summary":            {"org_a", 101, 0, from, to, "campaign", "campaign"},
 		"summary_by_account": {"org_a", 101, 0, from, to, "campaign", "week", "acc_a1"},
+		// The tag material (versions.go): day counts and versions, or the
+		// resource's version, by index.
+		"versions_accounts": {"org_a", ""}, "versions_campaigns": {"org_a", "acc_a1"},
+		"versions_insights": window, "versions_insights_by_account": append(window, "acc_a1"),
+		"versions_summary": {"org_a", from, to, "acc_a1"},
 	}
 	n := 0
 	for _, st := range store.Statements() {

@@ -276,8 +276,10 @@ type Insight struct {
 	Ctr string `json:"ctr"`
 
 	// Date The day (UTC midnight).
-	Date                *time.Time                 `json:"date"`
-	Id                  string                     `json:"id"`
+	Date *time.Time `json:"date"`
+	Id   string     `json:"id"`
+
+	// Impressions Stored count; the import refuses a count above 10^12 (a row's bound, so that the service's 64-bit sums cannot overflow).
 	Impressions         int                        `json:"impressions"`
 	PlatformAdAccountId string                     `json:"platformAdAccountId"`
 	PurchaseMeasurement InsightPurchaseMeasurement `json:"purchaseMeasurement"`
@@ -1354,6 +1356,17 @@ type ClientWithResponsesInterface interface {
 // ReadAccountSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadAccountSnapshots
 type ReadAccountSnapshotsResponse200Headers struct {
 	ApiKeyExpiresAt *time.Time
+	CacheControl    *string
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadAccountSnapshotsResponse304Headers the declared response headers of an HTTP 304 response for ReadAccountSnapshots
+type ReadAccountSnapshotsResponse304Headers struct {
+	CacheControl    *string
+	ETag            *string
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -1404,6 +1417,8 @@ type ReadAccountSnapshotsResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReadAccountSnapshotsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ReadAccountSnapshotsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ReadAccountSnapshotsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1486,6 +1501,17 @@ func (r ReadAccountSnapshotsResponse) ContentType() string {
 // ReadCampaignSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadCampaignSnapshots
 type ReadCampaignSnapshotsResponse200Headers struct {
 	ApiKeyExpiresAt *time.Time
+	CacheControl    *string
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadCampaignSnapshotsResponse304Headers the declared response headers of an HTTP 304 response for ReadCampaignSnapshots
+type ReadCampaignSnapshotsResponse304Headers struct {
+	CacheControl    *string
+	ETag            *string
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -1536,6 +1562,8 @@ type ReadCampaignSnapshotsResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReadCampaignSnapshotsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ReadCampaignSnapshotsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ReadCampaignSnapshotsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1618,6 +1646,17 @@ func (r ReadCampaignSnapshotsResponse) ContentType() string {
 // ReadInsightSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightSnapshots
 type ReadInsightSnapshotsResponse200Headers struct {
 	ApiKeyExpiresAt *time.Time
+	CacheControl    *string
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadInsightSnapshotsResponse304Headers the declared response headers of an HTTP 304 response for ReadInsightSnapshots
+type ReadInsightSnapshotsResponse304Headers struct {
+	CacheControl    *string
+	ETag            *string
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -1668,6 +1707,8 @@ type ReadInsightSnapshotsResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReadInsightSnapshotsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ReadInsightSnapshotsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ReadInsightSnapshotsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1750,6 +1791,17 @@ func (r ReadInsightSnapshotsResponse) ContentType() string {
 // ReadInsightSummaryResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightSummary
 type ReadInsightSummaryResponse200Headers struct {
 	ApiKeyExpiresAt *time.Time
+	CacheControl    *string
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadInsightSummaryResponse304Headers the declared response headers of an HTTP 304 response for ReadInsightSummary
+type ReadInsightSummaryResponse304Headers struct {
+	CacheControl    *string
+	ETag            *string
 	RateLimit       *string
 	RateLimitPolicy *string
 	XRequestId      *string
@@ -1800,6 +1852,8 @@ type ReadInsightSummaryResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReadInsightSummaryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ReadInsightSummaryResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ReadInsightSummaryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1994,6 +2048,9 @@ func ParseReadAccountSnapshotsResponse(rsp *http.Response) (*ReadAccountSnapshot
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2055,6 +2112,20 @@ func ParseReadAccountSnapshotsResponse(rsp *http.Response) (*ReadAccountSnapshot
 			}
 			headers.ApiKeyExpiresAt = &value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2077,6 +2148,44 @@ func ParseReadAccountSnapshotsResponse(rsp *http.Response) (*ReadAccountSnapshot
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ReadAccountSnapshotsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ReadAccountSnapshotsResponse400Headers
 		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
@@ -2171,6 +2280,9 @@ func ParseReadCampaignSnapshotsResponse(rsp *http.Response) (*ReadCampaignSnapsh
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2232,6 +2344,20 @@ func ParseReadCampaignSnapshotsResponse(rsp *http.Response) (*ReadCampaignSnapsh
 			}
 			headers.ApiKeyExpiresAt = &value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2254,6 +2380,44 @@ func ParseReadCampaignSnapshotsResponse(rsp *http.Response) (*ReadCampaignSnapsh
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ReadCampaignSnapshotsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ReadCampaignSnapshotsResponse400Headers
 		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
@@ -2348,6 +2512,9 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2409,6 +2576,20 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 			}
 			headers.ApiKeyExpiresAt = &value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2431,6 +2612,44 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ReadInsightSnapshotsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ReadInsightSnapshotsResponse400Headers
 		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
@@ -2525,6 +2744,9 @@ func ParseReadInsightSummaryResponse(rsp *http.Response) (*ReadInsightSummaryRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2586,6 +2808,20 @@ func ParseReadInsightSummaryResponse(rsp *http.Response) (*ReadInsightSummaryRes
 			}
 			headers.ApiKeyExpiresAt = &value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2608,6 +2844,44 @@ func ParseReadInsightSummaryResponse(rsp *http.Response) (*ReadInsightSummaryRes
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ReadInsightSummaryResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ReadInsightSummaryResponse400Headers
 		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
