@@ -86,10 +86,9 @@ func addFreshness(s *mcp.Server, t *tools) {
 	s.AddResource(&mcp.Resource{
 		URI:         freshnessURI,
 		Name:        "freshness",
-		Title:       "Freshness of the organization's snapshot",
-		Description: "How fresh the stored snapshot is (dataAsOf), the newest day with insight rows, and the periods svc_insights can read (at most 90 days, none in the future, the default period). The same as the svc_freshness tool. Reading it makes one request (scope insights:read).",
+		Title:       "Freshness",
+		Description: "When the data was last imported, the days that import changed, and the days svc_insights can read. Same as svc_freshness (scope insights:read).",
 		MIMEType:    "application/json",
-		Icons:       toolIcons,
 	}, func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		f, err := t.freshness(ctx)
 		if err != nil {
@@ -107,12 +106,11 @@ func addFreshness(s *mcp.Server, t *tools) {
 	})
 	no := false
 	mcp.AddTool(s, &mcp.Tool{
-		Name:  "svc_freshness",
-		Title: "Freshness (stored snapshot)",
-		Description: "Says how fresh the organization's stored snapshot is (dataAsOf), the newest day with insight rows in the last 90 days, and which days svc_insights can read (at most 90 days, none in the future; the default period). " +
-			"The same as the resource " + freshnessURI + ", for hosts that do not read resources. Read-only: one request, needs a key with the scope insights:read.",
-		Annotations: &mcp.ToolAnnotations{Title: "Freshness", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
-		Icons:       toolIcons,
+		Name:         "svc_freshness",
+		Title:        "Freshness (stored snapshot)",
+		Description:  "When the data was last imported and which days that import changed (they may change again), dataAsOf, the newest day with rows, and the days svc_insights can read. Same as the resource " + freshnessURI + ". Read-only; scope insights:read.",
+		OutputSchema: compactSchema[freshness](),
+		Annotations:  &mcp.ToolAnnotations{Title: "Freshness", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ freshnessInput) (*mcp.CallToolResult, freshness, error) {
 		f, err := t.freshness(ctx)
 		if err != nil {

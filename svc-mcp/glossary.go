@@ -96,10 +96,9 @@ func addGlossary(s *mcp.Server, _ *tools) {
 	s.AddResource(&mcp.Resource{
 		URI:         glossaryURI,
 		Name:        "glossary",
-		Title:       "Glossary: what each field means and how values combine",
-		Description: "Every column of every tool (meaning, unit, type) and the rules for combining them: currencies never added together, account- and campaign-level rows overlap, reach does not add across days, ctr/cpc/cpm/roas are recomputed from sums and never averaged, what purchaseMeasurement implies. The same text as the svc_glossary tool.",
+		Title:       "Glossary",
+		Description: "Every column of every tool and the rules for combining values (currencies, levels, reach, ratios, purchases). Same as svc_glossary.",
 		MIMEType:    "text/markdown",
-		Icons:       toolIcons,
 		Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant", "user"}, Priority: 1},
 	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{
@@ -111,12 +110,10 @@ func addGlossary(s *mcp.Server, _ *tools) {
 	})
 	no := false
 	mcp.AddTool(s, &mcp.Tool{
-		Name:  "svc_glossary",
-		Title: "Glossary (stored snapshot fields)",
-		Description: "Returns the glossary: what every column of svc_accounts, svc_campaigns, svc_insights and svc_insights_summary means (unit, type), and the rules for combining values (currencies, overlapping account- and campaign-level rows, reach across days, ratios, purchaseMeasurement). " +
-			"The same text as the resource " + glossaryURI + ", for hosts that do not read resources. Read it once before totalling or comparing values. Read-only; needs no scope and makes no request.",
+		Name:        "svc_glossary",
+		Title:       "Glossary (stored snapshot fields)",
+		Description: "What every column of every tool means and the rules for combining values (currencies, levels, reach, ratios, purchases). Same as the resource " + glossaryURI + ". Read-only; no request.",
 		Annotations: &mcp.ToolAnnotations{Title: "Glossary", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
-		Icons:       toolIcons,
 	}, func(context.Context, *mcp.CallToolRequest, glossaryInput) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: glossaryText()}}}, nil, nil
 	})

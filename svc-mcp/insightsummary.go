@@ -13,8 +13,8 @@ import (
 // insightSummaryInput are the arguments of svc_insights_summary.
 type insightSummaryInput struct {
 	listInput
-	From    string `json:"from,omitempty" jsonschema:"first day, YYYY-MM-DD (UTC), not in the future; default: 29 days before to"`
-	To      string `json:"to,omitempty" jsonschema:"last day, YYYY-MM-DD (UTC), not in the future; from..to spans at most 90 days, both included; default: today"`
+	From    string `json:"from,omitempty" jsonschema:"first day (UTC); default: 29 days before to"`
+	To      string `json:"to,omitempty" jsonschema:"last day (UTC); default: today"`
 	Level   string `json:"level,omitempty" jsonschema:"required in a first call: account totals the account-level rows (whole accounts), campaign the campaign-level rows (one campaign each); the two overlap and are never totalled together"`
 	GroupBy string `json:"groupBy,omitempty" jsonschema:"the groups, always within one currency: total (default; one row a currency), account, campaign (level campaign only), day, week (ISO, Monday to Sunday) or month"`
 }
