@@ -43,8 +43,11 @@ type Params struct {
 	Offset    int
 	AccountID string // empty: every account of the organization
 	From, To  string // YYYY-MM-DD, inclusive (insights only)
-	// Level and GroupBy: Summary only (summary.go).
+	// Level, GroupBy and Options: Summary only (summary.go,
+	// summaryopts.go); Options is nil on the other endpoints, so that
+	// Params stays comparable.
 	Level, GroupBy string
+	Options        *SummaryOptions
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -54,7 +57,8 @@ func allowed(ep Endpoint) []string {
 	case Insights:
 		return []string{"limit", "offset", "accountId", "from", "to"}
 	case Summary:
-		return []string{"limit", "offset", "accountId", "from", "to", "level", "groupBy"}
+		return []string{"limit", "offset", "accountId", "from", "to", "level", "groupBy",
+			"sort", "top", "compareFrom", "compareTo", "status", "having"}
 	}
 	return []string{"limit", "offset", "accountId"}
 }
@@ -116,6 +120,9 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 	}
 	if ep == Insights || ep == Summary {
 		problems = dates(&p, values, now, problems)
+	}
+	if ep == Summary {
+		problems = summaryOptions(&p, values, now, problems)
 	}
 	return p, problems
 }
