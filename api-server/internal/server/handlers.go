@@ -77,6 +77,9 @@ func respond(s *Server, c *gin.Context, q query.Params, m store.Meta, rows rowsP
 	} else if more {
 		note += capNote
 	}
+	if n, ok := rows.(interface{ Note() string }); ok {
+		note += n.Note()
+	}
 	md := meta{
 		Source: "stored_snapshot", LiveMetaRequest: false,
 		Limit: q.Limit, Offset: q.Offset, NextOffset: next, Returned: n,

@@ -45,7 +45,7 @@ func (s *Server) insightSummary(c *gin.Context) {
 	if ss, ok := s.store.(SummaryStore); ok {
 		m, groups, err = ss.InsightSummary(ctx, state(c).orgID(), store.SummaryParams{
 			Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
-			Level: q.Level, GroupBy: q.GroupBy,
+			Level: q.Level, GroupBy: q.GroupBy, Options: q.Options,
 		}, s.prelude(c))
 	}
 	settled := s.settle(c, err) // admitted still: it may read the key's state (a moved epoch)
@@ -53,7 +53,7 @@ func (s *Server) insightSummary(c *gin.Context) {
 	if !settled || !s.found(c, m, err) {
 		return
 	}
-	respond(s, c, q, m, summaryPage{groups: groups, level: q.Level}, capNoteSummary)
+	respond(s, c, q, m, summaryPage{groups: groups, level: q.Level, opts: q.Options}, capNoteSummary)
 }
 
 // InsightSummary passes the summary on when the observed store has one.
@@ -72,6 +72,7 @@ func (o observedStore) InsightSummary(ctx context.Context, orgID string, p store
 type summaryPage struct {
 	groups []store.SummaryGroup
 	level  string
+	opts   *query.SummaryOptions
 }
 
 func (p summaryPage) Len() int { return len(p.groups) }
@@ -83,7 +84,7 @@ func (p summaryPage) AppendJSON(b []byte, n int) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		js, err := json.Marshal(summaryItem(p.level, &g))
+		js, err := json.Marshal(answerItem(summaryItem(p.level, &g), &g, p.opts))
 		if err != nil {
 			return b, false
 		}
