@@ -76,7 +76,7 @@ const (
 	MessageLevelInvalid = "level must be account or campaign"
 	// MessageGroupByInvalid is the message for a groupBy the endpoint does
 	// not know.
-	MessageGroupByInvalid = "groupBy must be one of total, account, campaign, day, week, month"
+	MessageGroupByInvalid = "groupBy must be one of total, account, campaign, day, week, month, account,day, campaign,day"
 	// MessageGroupByCampaignLevel is the message for groupBy campaign with
 	// level account.
 	MessageGroupByCampaignLevel = "groupBy campaign needs level campaign: account-level rows have no campaign"
@@ -268,6 +268,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if resource == "insights/summary" {
 		groups, err := summarize(rows, p.level, p.groupBy)
+		if err == nil {
+			groups, err = a.answer(groups, rows, p)
+		}
 		if err != nil {
 			WriteError(w, http.StatusInternalServerError, "svctest: "+err.Error())
 			return
@@ -292,7 +295,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"meta": map[string]any{
 			"source": "stored_snapshot", "liveMetaRequest": false,
 			"limit": p.limit, "offset": p.offset, "nextOffset": next, "returned": len(data),
-			"generatedAt": a.GeneratedAt, "dataAsOf": a.DataAsOf, "note": note,
+			"generatedAt": a.GeneratedAt, "dataAsOf": a.DataAsOf, "note": note + p.answers.note(),
 		},
 	})
 }
@@ -301,6 +304,7 @@ type params struct {
 	limit, offset  int
 	accountID      string
 	level, groupBy string
+	answers        answers
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -321,7 +325,7 @@ func parseQuery(rawQuery, resource string, today svc.Date) (params, []string) {
 		known = append(known, "from", "to")
 	}
 	if summary {
-		known = append(known, "level", "groupBy")
+		known = append(known, "level", "groupBy", "sort", "top", "compareFrom", "compareTo", "status", "having")
 	}
 	names := make([]string, 0, len(values))
 	for k := range values {
@@ -375,6 +379,9 @@ func parseQuery(rawQuery, resource string, today svc.Date) (params, []string) {
 	if insights {
 		problems = append(problems, dateProblems(values, today)...)
 	}
+	if summary {
+		problems = append(problems, p.answerProblems(values, today)...)
+	}
 	return p, problems
 }
 
@@ -392,13 +399,13 @@ func (p *params) summaryProblems(values url.Values) []string {
 	}
 	if g, ok := values["groupBy"]; ok && len(g) == 1 {
 		switch g[0] {
-		case "total", "account", "campaign", "day", "week", "month":
+		case "total", "account", "campaign", "day", "week", "month", "account,day", "campaign,day":
 			p.groupBy = g[0]
 		default:
 			problems = append(problems, MessageGroupByInvalid)
 		}
 	}
-	if p.groupBy == "campaign" && p.level == "account" {
+	if (p.groupBy == "campaign" || p.groupBy == "campaign,day") && p.level == "account" {
 		problems = append(problems, MessageGroupByCampaignLevel)
 	}
 	return problems
