@@ -55,6 +55,10 @@ type listTool[In listArgs, T, R any] struct {
 	// nil means listInput's own check.
 	checkCursor func(in In) error
 	conv        func(T) R
+	// dropNull leaves out, when fields is not given, the columns that are
+	// null in every row of the result (the summary's names and
+	// comparisons where the grouping or the arguments have none).
+	dropNull bool
 }
 
 // registerList registers a listing tool.
@@ -110,7 +114,37 @@ func (lt listTool[In, T, R]) call(ctx context.Context, t *tools, cols []column, 
 	if err != nil {
 		return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
 	}
-	return listResult(p, cols, li.Fields)
+	fields := li.Fields
+	if lt.dropNull && len(fields) == 0 {
+		if fields, err = nonNullColumns(cols, p.rows); err != nil {
+			return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+		}
+	}
+	return listResult(p, cols, fields)
+}
+
+// nonNullColumns are the columns with a value other than null in some row;
+// nil (every column) when there is no row.
+func nonNullColumns[R any](cols []column, rows []R) ([]string, error) {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		flat, err := flatten(r)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range flat {
+			if v != nil {
+				seen[k] = true
+			}
+		}
+	}
+	var out []string
+	for _, c := range cols {
+		if seen[c.name] {
+			out = append(out, c.name)
+		}
+	}
+	return out, nil
 }
 
 // checkFields refuses a field that is not a column. The input schema's enum
@@ -143,13 +177,12 @@ func listInputSchema[In any](cols []column, adjust func(*jsonschema.Schema)) *js
 	p["accountId"].Pattern = `^[a-zA-Z0-9_-]{1,128}$`
 	p["accountId"].MinLength, p["accountId"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(128)
 	p["cursor"].MinLength, p["cursor"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(100)
-	names := make([]any, len(cols))
-	for i, c := range cols {
-		names[i] = c.name
-	}
+	// fields names columns without an enum, which would repeat every
+	// column of every tool in tools/list: checkFields refuses an unknown
+	// one with a clear message.
 	f := p["fields"]
 	f.Types, f.Type = nil, "array"
-	f.Items = &jsonschema.Schema{Type: "string", Enum: names}
+	f.Items = &jsonschema.Schema{Type: "string"}
 	f.MinItems, f.UniqueItems = jsonschema.Ptr(1), true
 	if adjust != nil {
 		adjust(s)
