@@ -151,8 +151,8 @@ type InsightSummaryGroup struct {
 	Status       *string `json:"status,omitempty"`
 	// Previous (the same figures over CompareFrom..CompareTo) and Change
 	// are set with SummaryAnswers.CompareFrom; nil otherwise.
-	Previous *InsightSummaryGroup `json:"previous,omitempty"`
-	Change   *SummaryChange       `json:"change,omitempty"`
+	Previous *SummaryFigures `json:"previous,omitempty"`
+	Change   *SummaryChange  `json:"change,omitempty"`
 }
 
 // InsightSummaryPage is one page of insight summary groups. API: GET

@@ -35,6 +35,25 @@ type SummaryAnswers struct {
 	Having []string
 }
 
+// SummaryFigures are a group's figures over the second period, with the
+// arithmetic of InsightSummaryGroup; all zero (ratios and purchase figures
+// nil) when the group had no rows then.
+type SummaryFigures struct {
+	Rows              int      `json:"rows"`
+	Days              int      `json:"days"`
+	Spend             Decimal  `json:"spend"`
+	Impressions       int64    `json:"impressions"`
+	Clicks            int64    `json:"clicks"`
+	CTR               *Decimal `json:"ctr"`
+	CPC               *Decimal `json:"cpc"`
+	CPM               *Decimal `json:"cpm"`
+	PurchaseRows      int      `json:"purchaseRows"`
+	Purchases         *Decimal `json:"purchases"`
+	PurchaseValueRows int      `json:"purchaseValueRows"`
+	PurchaseValue     *Decimal `json:"purchaseValue"`
+	ROAS              *Decimal `json:"roas"`
+}
+
 // SummaryChange is the change of each figure against the second period:
 // current − previous and, in the …Relative fields, that over |previous| to 4
 // decimal places (0.2500 is +25 %); nil where a figure is null, and a

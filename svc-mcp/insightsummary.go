@@ -58,6 +58,7 @@ type insightSummary struct {
 // summaryFigures are the figures of a group over the second period.
 type summaryFigures struct {
 	Rows              int     `json:"rows" jsonschema:"rows totalled in the second period"`
+	Days              int     `json:"days" jsonschema:"days with rows in the second period"`
 	Spend             string  `json:"spend" jsonschema:"spend in the second period"`
 	Impressions       int64   `json:"impressions" jsonschema:"impressions in the second period"`
 	Clicks            int64   `json:"clicks" jsonschema:"clicks in the second period"`
@@ -118,7 +119,7 @@ func summaryFromSDK(g svc.InsightSummaryGroup) insightSummary {
 		AccountName: g.AccountName, CampaignName: g.CampaignName, Status: g.Status,
 	}
 	if p := g.Previous; p != nil {
-		out.Previous = &summaryFigures{Rows: p.Rows, Spend: p.Spend.String(), Impressions: p.Impressions, Clicks: p.Clicks,
+		out.Previous = &summaryFigures{Rows: p.Rows, Days: p.Days, Spend: p.Spend.String(), Impressions: p.Impressions, Clicks: p.Clicks,
 			CTR: dec(p.CTR), CPC: dec(p.CPC), CPM: dec(p.CPM), PurchaseRows: p.PurchaseRows, Purchases: dec(p.Purchases),
 			PurchaseValueRows: p.PurchaseValueRows, PurchaseValue: dec(p.PurchaseValue), ROAS: dec(p.ROAS)}
 	}

@@ -212,8 +212,10 @@ func pairPeriods(cur, prev []svc.InsightSummaryGroup) []svc.InsightSummaryGroup 
 	seen := map[string]bool{}
 	var out []svc.InsightSummaryGroup
 	add := func(g, p svc.InsightSummaryGroup) {
-		p.AccountID, p.CampaignID, p.PeriodStart, p.PeriodEnd = nil, nil, nil, nil
-		g.Previous, g.Change = &p, changes(&g, &p)
+		g.Previous = &svc.SummaryFigures{Rows: p.Rows, Days: p.Days, Spend: p.Spend, Impressions: p.Impressions, Clicks: p.Clicks,
+			CTR: p.CTR, CPC: p.CPC, CPM: p.CPM, PurchaseRows: p.PurchaseRows, Purchases: p.Purchases,
+			PurchaseValueRows: p.PurchaseValueRows, PurchaseValue: p.PurchaseValue, ROAS: p.ROAS}
+		g.Change = changes(&g, &p)
 		out = append(out, g)
 	}
 	for _, g := range cur {

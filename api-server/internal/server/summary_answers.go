@@ -14,11 +14,29 @@ import (
 // its order; the fields of the answers are left out where they do not apply.
 type answerGroup struct {
 	summaryGroup
-	AccountName  *string       `json:"accountName,omitempty"`
-	CampaignName *string       `json:"campaignName,omitempty"`
-	Status       *string       `json:"status,omitempty"`
-	Previous     *summaryGroup `json:"previous,omitempty"`
-	Change       *change       `json:"change,omitempty"`
+	AccountName  *string  `json:"accountName,omitempty"`
+	CampaignName *string  `json:"campaignName,omitempty"`
+	Status       *string  `json:"status,omitempty"`
+	Previous     *figures `json:"previous,omitempty"`
+	Change       *change  `json:"change,omitempty"`
+}
+
+// figures is InsightSummaryFigures: a group's figures over the second
+// period.
+type figures struct {
+	Rows              int64   `json:"rows"`
+	Days              int64   `json:"days"`
+	Spend             string  `json:"spend"`
+	Impressions       int64   `json:"impressions"`
+	Clicks            int64   `json:"clicks"`
+	CTR               *string `json:"ctr"`
+	CPC               *string `json:"cpc"`
+	CPM               *string `json:"cpm"`
+	PurchaseRows      int64   `json:"purchaseRows"`
+	Purchases         *string `json:"purchases"`
+	PurchaseValueRows int64   `json:"purchaseValueRows"`
+	PurchaseValue     *string `json:"purchaseValue"`
+	ROAS              *string `json:"roas"`
 }
 
 // change is InsightSummaryChange: per figure, current − previous, and
@@ -67,9 +85,10 @@ func answerItem(item summaryGroup, g *store.SummaryGroup, opts *query.SummaryOpt
 	if opts == nil || opts.CompareFrom == "" || g.Previous == nil {
 		return out
 	}
-	prev := summaryItem(item.Level, g.Previous)
-	prev.AccountID, prev.CampaignID, prev.PeriodStart, prev.PeriodEnd = nil, nil, nil, nil
-	out.Previous = &prev
+	p := summaryItem(item.Level, g.Previous)
+	out.Previous = &figures{Rows: p.Rows, Days: p.Days, Spend: p.Spend, Impressions: p.Impressions, Clicks: p.Clicks,
+		CTR: p.CTR, CPC: p.CPC, CPM: p.CPM, PurchaseRows: p.PurchaseRows, Purchases: p.Purchases,
+		PurchaseValueRows: p.PurchaseValueRows, PurchaseValue: p.PurchaseValue, ROAS: p.ROAS}
 	ch := store.Changes(g, g.Previous)
 	str := func(s string) *string {
 		if s == "" {
