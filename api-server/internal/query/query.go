@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -21,6 +22,8 @@ const (
 	// Summary is GET /insights/summary: Insights' parameters, level and
 	// groupBy (summary.go).
 	Summary
+	// Freshness is GET /insights/freshness: no parameter (issue 46).
+	Freshness
 )
 
 // Limits of SPEC §4 and §8.
@@ -59,6 +62,8 @@ func allowed(ep Endpoint) []string {
 	case Summary:
 		return []string{"limit", "offset", "accountId", "from", "to", "level", "groupBy",
 			"sort", "top", "compareFrom", "compareTo", "status", "having"}
+	case Freshness:
+		return nil
 	}
 	return []string{"limit", "offset", "accountId"}
 }
@@ -81,7 +86,7 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 	known := allowed(ep)
 	for _, k := range names {
 		if !slices.Contains(known, k) {
-			problems = append(problems, fmt.Sprintf("unknown query parameter %s (allowed: %s)", quoteName(k), strings.Join(known, ", ")))
+			problems = append(problems, fmt.Sprintf("unknown query parameter %s (allowed: %s)", quoteName(k), cmp.Or(strings.Join(known, ", "), "none")))
 			continue
 		}
 		if len(values[k]) > 1 {

@@ -99,7 +99,8 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(api, "/accounts", s.authorize(apikey.ScopeAccountsRead), list(s, query.Accounts, s.store.AccountsPage, capNoteAccounts))
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
-	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
+	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary)     // summary.go
+	get(api, "/insights/freshness", s.authorize(apikey.ScopeInsightsRead), s.insightFreshness) // freshness.go
 	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
 }
 
