@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	svc "github.com/adsnap/svc/sdk-go"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,10 @@ type freshness struct {
 	EarliestFrom     string  `json:"earliestFrom" jsonschema:"the earliest from of a range that ends today (from..to spans at most 90 days, both included)"`
 	DefaultPeriod    string  `json:"defaultPeriod" jsonschema:"the days svc_insights reads without from and to"`
 	MaxDays          int     `json:"maxDays" jsonschema:"the longest from..to, in days, both included"`
+	// LastImportAt and ChangedDays come from GET /insights/freshness
+	// (issue 46); null when the service is older or has no import.
+	LastImportAt *string  `json:"lastImportAt" jsonschema:"when the last import committed; null if unknown"`
+	ChangedDays  []string `json:"changedDays" jsonschema:"the days whose rows the last import changed (provisional: a later import may restate them); null if unknown"`
 }
 
 func (t *tools) freshness(ctx context.Context) (freshness, error) {
@@ -56,12 +61,29 @@ func (t *tools) freshness(ctx context.Context) (freshness, error) {
 		d := ins.Data[0].Date.String()
 		f.NewestInsightDay = &d
 	}
+	fr, err := c.Insights.Freshness(ctx)
+	switch {
+	case err != nil && svc.IsNotFound(err): // a service older than the endpoint
+	case err != nil:
+		return freshness{}, err
+	case fr.Data.LastImport != nil:
+		at := fr.Data.LastImport.CommittedAt.UTC().Format(time.RFC3339)
+		f.LastImportAt = &at
+		f.ChangedDays = make([]string, len(fr.Data.LastImport.ChangedDays))
+		for i, d := range fr.Data.LastImport.ChangedDays {
+			f.ChangedDays[i] = d.String()
+		}
+	}
 	return f, nil
 }
 
 func (f freshness) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Stored snapshot (not live, may be stale): data as of %s.\n", orUnknown(f.DataAsOf))
+	if f.LastImportAt != nil {
+		fmt.Fprintf(&b, "Last import committed at %s; it changed %d days (provisional, may be restated): %s.\n",
+			*f.LastImportAt, len(f.ChangedDays), strings.Join(f.ChangedDays, ", "))
+	}
 	if f.NewestInsightDay != nil {
 		fmt.Fprintf(&b, "Newest day with insight rows in the last %d days: %s.\n", f.MaxDays, *f.NewestInsightDay)
 	} else {

@@ -129,6 +129,10 @@ type API struct {
 	// /insights/summary (before issue 34) does: 404 for that path, for
 	// clients that fall back to reading every row.
 	NoSummary bool
+	// LastImport is the JSON of GET /insights/freshness's data.lastImport
+	// ("null" for none); "" answers that path 404, as a svc-api older than
+	// issue 46 does (freshness.go).
+	LastImport string
 }
 
 // WriteError writes the error body of SPEC §7: statusCode and message (a
@@ -220,6 +224,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rows = a.Campaigns
 	case "insights":
 		rows = a.Insights
+	case "insights/freshness":
+		if a.LastImport == "" {
+			WriteError(w, http.StatusNotFound, MessageNoEndpoint)
+			return
+		}
 	case "insights/summary":
 		rows = a.Insights
 		if !a.NoSummary {
@@ -243,6 +252,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	scope, _, _ := strings.Cut(resource, "/")
 	if scope += ":read"; a.Scopes != nil && !slices.Contains(a.Scopes, scope) {
 		WriteError(w, http.StatusForbidden, MessageMissingScope(scope))
+		return
+	}
+	if resource == "insights/freshness" {
+		a.serveFreshness(w, r)
 		return
 	}
 	now := time.Now
