@@ -176,7 +176,7 @@ type sessionResult struct {
 		Resources int `json:"resources"`
 		Prompts   int `json:"prompts"`
 	} `json:"listTokens"`
-	Reads           []struct {
+	Reads []struct {
 		URI      string `json:"uri"`
 		Error    string `json:"error"`
 		Contents []struct {
