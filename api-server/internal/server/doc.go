@@ -42,7 +42,10 @@
 //     response headers set without an allocation each.
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
 //   - summary.go: GET /insights/summary, steps 7 to 9 over the store's
-//     groups (one currency and one level an item), paged like the lists.
+//     groups (one currency and one level an item), paged like the lists;
+//     summary_answers.go: the answers on the wire (names, previous, change,
+//     the ranking's note; issue 46).
+//   - freshness.go: GET /insights/freshness, the last import.
 //   - handlers.go: steps 7 to 9; encode.go the pooled, reflection-free
 //     encoding of a page; wire.go the envelope's meta and the error body.
 //   - errors.go: the one mapping of errors to answers (handleError, fail).

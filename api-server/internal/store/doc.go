@@ -19,7 +19,12 @@
 //   - resources_gen.go: written by gen from schema: per resource the row
 //     struct, its decoder, its database/sql scan and its JSON encoder;
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
-//   - errors.go: which errors are the database's unavailability.
+//   - errors.go: which errors are the database's unavailability;
+//   - summary.go: InsightSummary, the groups of GET /insights/summary;
+//     summary_answers.go its answers (names and status, the second period,
+//     status and having, sort and top within each currency) and
+//     summary_figures.go their arithmetic (issue 46);
+//   - freshness.go: InsightFreshness, the last import (insight_imports).
 //
 // The page statements select only the columns SPEC §2 returns; the columns
 // that must never leave the service are named in none of them. There is no
