@@ -52,7 +52,7 @@ func largeAccount(i int) demoAccount {
 func largeStatus(id string, j int) (status string, lastDay int) {
 	switch n := noise(100, id, "status"); {
 	case n < 12:
-		return "PAUSED", []int{0, 3, 20, 30}[j%4]
+		return "PAUSED", []int{0, 10, 20, 30}[j%4]
 	case n < 20:
 		return "ARCHIVED", []int{0, 45, 60}[j%3]
 	default:
