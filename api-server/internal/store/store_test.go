@@ -76,6 +76,10 @@ func TestPlans(t *testing.T) {
 		// the rows, are sorted: GROUP BY and the API's order of groups).
 		"summary":            {"org_a", 101, 0, from, to, "campaign", "campaign"},
 		"summary_by_account": {"org_a", 101, 0, from, to, "campaign", "week", "acc_a1"},
+		// The last import of an organization (issue 46).
+		"insight_freshness": {"org_a"},
+		// The names of a page of groups: index lookups by id.
+		"summary_names": {"org_a", "{acc_a1,acc_g_a_2}", "{cmp_ga_1,cmp_ga_2,cmp_ga_3}"},
 	}
 	n := 0
 	for _, st := range store.Statements() {
