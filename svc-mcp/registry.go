@@ -147,14 +147,23 @@ func nonNullColumns[R any](cols []column, rows []R) ([]string, error) {
 	return out, nil
 }
 
-// checkFields refuses a field that is not a column. The input schema's enum
-// says the same; this keeps the message clear for clients that skip it.
+// maxFieldProblems is the most unknown fields an error names.
+const maxFieldProblems = 5
+
+// checkFields refuses a field that is not a column (the input schema lists
+// no enum since issue 46: the column names are in the description and the
+// glossary), naming each at most maxEcho bytes long.
 func checkFields(cols []column, fields []string) error {
 	var problems []string
 	for _, f := range fields {
 		if !slices.ContainsFunc(cols, func(c column) bool { return c.name == f }) {
-			problems = append(problems, fmt.Sprintf("fields: %q is not a column of this tool", f))
+			problems = append(problems, fmt.Sprintf("fields: %s is not a column of this tool", echo(f)))
 		}
+	}
+	// Without the schema's enum, nothing else bounds what is echoed (the
+	// security review's 5 MB argument): at most maxFieldProblems.
+	if n := len(problems); n > maxFieldProblems {
+		problems = append(problems[:maxFieldProblems], fmt.Sprintf("fields: %d more are not columns of this tool", n-maxFieldProblems))
 	}
 	if len(problems) > 0 {
 		return &svc.ValidationError{Problems: problems}
