@@ -231,25 +231,30 @@ func mcpColumns(t *testing.T, bin string) map[string][]string {
 		t.Fatal(err)
 	}
 	defer session.Close()
-	res, err := session.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	// The columns of each tool, as the glossary lists them (the output
+	// schemas are compact since issue 46: shape only).
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "svc_glossary"})
+	if err != nil || len(res.Content) == 0 {
+		t.Fatalf("svc_glossary: %v", err)
 	}
+	text := res.Content[0].(*mcp.TextContent).Text
 	out := map[string][]string{}
-	for _, tool := range res.Tools {
-		raw, _ := json.Marshal(tool.OutputSchema)
-		var s struct {
-			Properties struct {
-				Same struct {
-					Properties map[string]any `json:"properties"`
-				} `json:"same"`
-			} `json:"properties"`
+	tool := ""
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "## Columns of "); ok {
+			tool, _, _ = strings.Cut(rest, " ")
+			continue
 		}
-		_ = json.Unmarshal(raw, &s)
-		for name := range s.Properties.Same.Properties {
-			out[tool.Name] = append(out[tool.Name], name)
+		if strings.HasPrefix(line, "## ") {
+			tool = ""
 		}
-		slices.Sort(out[tool.Name])
+		if name, ok := strings.CutPrefix(line, "- **"); ok && tool != "" {
+			name, _, _ = strings.Cut(name, "** (")
+			out[tool] = append(out[tool], name)
+		}
+	}
+	for k := range out {
+		slices.Sort(out[k])
 	}
 	return out
 }

@@ -170,7 +170,13 @@ type sessionResult struct {
 	Tools           []map[string]any `json:"tools"`
 	Resources       []map[string]any `json:"resources"`
 	Prompts         []map[string]any `json:"prompts"`
-	Reads           []struct {
+	// ListTokens are the o200k tokens of the whole JSON result of each list.
+	ListTokens struct {
+		Tools     int `json:"tools"`
+		Resources int `json:"resources"`
+		Prompts   int `json:"prompts"`
+	} `json:"listTokens"`
+	Reads []struct {
 		URI      string `json:"uri"`
 		Error    string `json:"error"`
 		Contents []struct {

@@ -31,11 +31,17 @@ const (
 	GroupByWeek GroupBy = "week"
 	// GroupByMonth is one group per calendar month.
 	GroupByMonth GroupBy = "month"
+	// GroupByAccountDay is one group per account and day.
+	GroupByAccountDay GroupBy = "account,day"
+	// GroupByCampaignDay is one group per campaign and day; only with
+	// LevelCampaign.
+	GroupByCampaignDay GroupBy = "campaign,day"
 )
 
 // GroupBys are the groupings the service accepts, in the order of its
 // documentation.
-var GroupBys = []GroupBy{GroupByTotal, GroupByAccount, GroupByCampaign, GroupByDay, GroupByWeek, GroupByMonth}
+var GroupBys = []GroupBy{GroupByTotal, GroupByAccount, GroupByCampaign, GroupByDay, GroupByWeek, GroupByMonth,
+	GroupByAccountDay, GroupByCampaignDay}
 
 // InsightSummaryOptions are the options of Insights.Summary and
 // Insights.SummaryAll. Limit and Offset page the groups (not the rows);
@@ -49,6 +55,9 @@ type InsightSummaryOptions struct {
 	Level Level
 	// GroupBy chooses the groups; zero means GroupByTotal.
 	GroupBy GroupBy
+	// SummaryAnswers are the optional answers: ranking, a second period
+	// and filters (summaryoptions.go).
+	SummaryAnswers
 }
 
 func (o *InsightSummaryOptions) query(today Date) (url.Values, error) {
@@ -69,11 +78,12 @@ func (o *InsightSummaryOptions) query(today Date) (url.Values, error) {
 			names[i] = string(g)
 		}
 		problems = append(problems, fmt.Sprintf("groupBy must be one of %s, not %q", strings.Join(names, ", "), o.GroupBy))
-	case o.GroupBy == GroupByCampaign && o.Level == LevelAccount:
+	case (o.GroupBy == GroupByCampaign || o.GroupBy == GroupByCampaignDay) && o.Level == LevelAccount:
 		problems = append(problems, "groupBy campaign needs level campaign: account-level rows have no campaign")
 	default:
 		q.Set("groupBy", string(o.GroupBy))
 	}
+	problems = o.SummaryAnswers.query(q, problems, today)
 	return dateQuery(q, problems, o.From, o.To, today)
 }
 
@@ -132,6 +142,17 @@ type InsightSummaryGroup struct {
 	// ROAS is PurchaseValue / the spend of the PurchaseValueRows rows, to 4
 	// decimal places; nil when there is no such row or their spend is 0.
 	ROAS *Decimal `json:"roas"`
+	// AccountName, CampaignName and Status name the group's account and
+	// campaign, with the groupings by account or campaign; nil otherwise.
+	// Status is the campaign's, or for a group by account ACTIVE or
+	// INACTIVE. Names are data, never instructions.
+	AccountName  *string `json:"accountName,omitempty"`
+	CampaignName *string `json:"campaignName,omitempty"`
+	Status       *string `json:"status,omitempty"`
+	// Previous (the same figures over CompareFrom..CompareTo) and Change
+	// are set with SummaryAnswers.CompareFrom; nil otherwise.
+	Previous *SummaryFigures `json:"previous,omitempty"`
+	Change   *SummaryChange  `json:"change,omitempty"`
 }
 
 // InsightSummaryPage is one page of insight summary groups. API: GET
@@ -200,7 +221,9 @@ func allSummary(ctx context.Context, c *Client, opts *InsightSummaryOptions) ite
 			what = "the groups of account " + o.AccountID
 		}
 		why := fmt.Sprintf("%s do not fit below the offset limit (%d)", what, MaxOffset)
-		if o.AccountID != "" || (o.GroupBy != GroupByAccount && o.GroupBy != GroupByCampaign) {
+		// Ranked or filtered groups are not in the order that a read per
+		// account continues.
+		if o.AccountID != "" || (o.GroupBy != GroupByAccount && o.GroupBy != GroupByCampaign) || o.ranked() {
 			w.incomplete(why, nil)
 			return
 		}

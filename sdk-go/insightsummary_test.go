@@ -75,7 +75,7 @@ func TestSummaryValidation(t *testing.T) {
 	}{
 		{nil, "level is required: account or campaign (the two levels overlap and are never totalled together)"},
 		{&InsightSummaryOptions{Level: "both"}, `level must be account or campaign, not "both"`},
-		{&InsightSummaryOptions{Level: LevelAccount, GroupBy: "year"}, `groupBy must be one of total, account, campaign, day, week, month, not "year"`},
+		{&InsightSummaryOptions{Level: LevelAccount, GroupBy: "year"}, `groupBy must be one of total, account, campaign, day, week, month, account,day, campaign,day, not "year"`},
 		{&InsightSummaryOptions{Level: LevelAccount, GroupBy: GroupByCampaign}, "groupBy campaign needs level campaign: account-level rows have no campaign"},
 		{&InsightSummaryOptions{Level: LevelAccount, ListOptions: ListOptions{Limit: 101}, From: Date{2026, 11, 21}},
 			"limit must be between 1 and 100, not 101; from 2026-11-21 is in the future (today is 2026-11-20 UTC)"},
@@ -281,4 +281,27 @@ func TestSummaryPacingAndRetries(t *testing.T) {
 			t.Errorf("%d groups after %d requests", n, calls)
 		}
 	})
+}
+
+// TestSummaryAnswersQuery: the answers go on the query as the service reads
+// them, and their problems are refused before any request.
+func TestSummaryAnswersQuery(t *testing.T) {
+	today := Date{Year: 2026, Month: 11, Day: 21}
+	o := InsightSummaryOptions{Level: LevelCampaign, GroupBy: GroupByCampaign, SummaryAnswers: SummaryAnswers{
+		Sort: "-spend", Top: 5, CompareFrom: Date{Year: 2026, Month: 10, Day: 1}, CompareTo: Date{Year: 2026, Month: 10, Day: 21},
+		Status: []string{"PAUSED", "ARCHIVED"}, Having: []string{"clicks=0", "impressions>0"}}}
+	q, err := o.query(today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Encode(); got != "compareFrom=2026-10-01&compareTo=2026-10-21&groupBy=campaign&having=clicks%3D0%2Cimpressions%3E0&level=campaign&sort=-spend&status=PAUSED%2CARCHIVED&top=5" {
+		t.Errorf("query %s", got)
+	}
+	bad := InsightSummaryOptions{Level: LevelAccount, SummaryAnswers: SummaryAnswers{Sort: "name", Top: 5000,
+		CompareFrom: today, Having: []string{"clicks==0"}}}
+	_, err = bad.query(today)
+	var v *ValidationError
+	if !errors.As(err, &v) || len(v.Problems) != 4 {
+		t.Fatalf("%v", err)
+	}
 }

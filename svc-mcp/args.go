@@ -52,6 +52,10 @@ func argumentProblem(msg string) string {
 	msg = reArgFloat.ReplaceAllString(msg, "$1")
 	m := reArgProperty.FindStringSubmatch(msg)
 	if m == nil {
+		if _, after, ok := strings.Cut(msg, "missing properties: "); ok {
+			names := strings.NewReplacer("[", "", "]", "", `"`, "").Replace(after)
+			return names + " is required"
+		}
 		if _, after, ok := strings.Cut(msg, "unexpected additional properties "); ok {
 			return "unknown argument " + after + "; leave out an argument to use its default"
 		}

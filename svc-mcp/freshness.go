@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	svc "github.com/adsnap/svc/sdk-go"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,10 @@ type freshness struct {
 	EarliestFrom     string  `json:"earliestFrom" jsonschema:"the earliest from of a range that ends today (from..to spans at most 90 days, both included)"`
 	DefaultPeriod    string  `json:"defaultPeriod" jsonschema:"the days svc_insights reads without from and to"`
 	MaxDays          int     `json:"maxDays" jsonschema:"the longest from..to, in days, both included"`
+	// LastImportAt and ChangedDays come from GET /insights/freshness
+	// (issue 46); null when the service is older or has no import.
+	LastImportAt *string  `json:"lastImportAt" jsonschema:"when the last import committed; null if unknown"`
+	ChangedDays  []string `json:"changedDays" jsonschema:"the days whose rows the last import changed (provisional: a later import may restate them); null if unknown"`
 }
 
 func (t *tools) freshness(ctx context.Context) (freshness, error) {
@@ -56,12 +61,29 @@ func (t *tools) freshness(ctx context.Context) (freshness, error) {
 		d := ins.Data[0].Date.String()
 		f.NewestInsightDay = &d
 	}
+	fr, err := c.Insights.Freshness(ctx)
+	switch {
+	case err != nil && svc.IsNotFound(err): // a service older than the endpoint
+	case err != nil:
+		return freshness{}, err
+	case fr.Data.LastImport != nil:
+		at := fr.Data.LastImport.CommittedAt.UTC().Format(time.RFC3339)
+		f.LastImportAt = &at
+		f.ChangedDays = make([]string, len(fr.Data.LastImport.ChangedDays))
+		for i, d := range fr.Data.LastImport.ChangedDays {
+			f.ChangedDays[i] = d.String()
+		}
+	}
 	return f, nil
 }
 
 func (f freshness) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Stored snapshot (not live, may be stale): data as of %s.\n", orUnknown(f.DataAsOf))
+	if f.LastImportAt != nil {
+		fmt.Fprintf(&b, "Last import committed at %s; it changed %d days (provisional, may be restated): %s.\n",
+			*f.LastImportAt, len(f.ChangedDays), strings.Join(f.ChangedDays, ", "))
+	}
 	if f.NewestInsightDay != nil {
 		fmt.Fprintf(&b, "Newest day with insight rows in the last %d days: %s.\n", f.MaxDays, *f.NewestInsightDay)
 	} else {
@@ -86,10 +108,9 @@ func addFreshness(s *mcp.Server, t *tools) {
 	s.AddResource(&mcp.Resource{
 		URI:         freshnessURI,
 		Name:        "freshness",
-		Title:       "Freshness of the organization's snapshot",
-		Description: "How fresh the stored snapshot is (dataAsOf), the newest day with insight rows, and the periods svc_insights can read (at most 90 days, none in the future, the default period). The same as the svc_freshness tool. Reading it makes one request (scope insights:read).",
+		Title:       "Freshness",
+		Description: "When the data was last imported, the days that import changed, and the days svc_insights can read. Same as svc_freshness (scope insights:read).",
 		MIMEType:    "application/json",
-		Icons:       toolIcons,
 	}, func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		f, err := t.freshness(ctx)
 		if err != nil {
@@ -107,12 +128,11 @@ func addFreshness(s *mcp.Server, t *tools) {
 	})
 	no := false
 	mcp.AddTool(s, &mcp.Tool{
-		Name:  "svc_freshness",
-		Title: "Freshness (stored snapshot)",
-		Description: "Says how fresh the organization's stored snapshot is (dataAsOf), the newest day with insight rows in the last 90 days, and which days svc_insights can read (at most 90 days, none in the future; the default period). " +
-			"The same as the resource " + freshnessURI + ", for hosts that do not read resources. Read-only: one request, needs a key with the scope insights:read.",
-		Annotations: &mcp.ToolAnnotations{Title: "Freshness", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
-		Icons:       toolIcons,
+		Name:         "svc_freshness",
+		Title:        "Freshness (stored snapshot)",
+		Description:  "When the data was last imported and which days that import changed (they may change again), dataAsOf, the newest day with rows, and the days svc_insights can read. Same as the resource " + freshnessURI + ". Read-only; scope insights:read.",
+		OutputSchema: compactSchema[freshness](),
+		Annotations:  &mcp.ToolAnnotations{Title: "Freshness", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ freshnessInput) (*mcp.CallToolResult, freshness, error) {
 		f, err := t.freshness(ctx)
 		if err != nil {

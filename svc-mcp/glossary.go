@@ -31,7 +31,7 @@ Every result of this server is a **stored snapshot** of one organization's adver
 - **ctr, cpc, cpm and roas are stored ratios.** Never average them across rows or days (an average of ratios weights small days like large ones). Recompute them from sums of one currency and one level: ctr = clicks / impressions × 100 (a percentage), cpc = spend / clicks, cpm = spend / impressions × 1000, roas = purchaseValue / spend. The stored values are decimal strings as the service stored them (rounded).
 - **purchaseMeasurement** says how purchases were measured on a row: reported_purchase_value (purchases and purchaseValue reported by the platform, so roas can be computed), reported_purchase_count (purchases reported; purchaseValue may be null), unavailable (no purchase evidence: purchases, purchaseValue and roas are null). null means **unknown, not zero**: a total over rows where some are null is not known; say so, or total only the rows with evidence and say how many they are. Purchases are never derived from other conversion counts.
 - **Days** are UTC calendar days (YYYY-MM-DD); an insight row's date is the day it covers. from..to spans at most 90 days, none in the future.
-- **Totals: use svc_insights_summary**, not pages of svc_insights rows added up: it totals one level (account or campaign) per currency, by total, account, campaign, day, week (ISO) or month, in one call, by these rules. purchases and purchaseValue cover only purchaseRows and purchaseValueRows of rows: say so when they are fewer.
+- **Totals: use svc_insights_summary**, not pages of svc_insights rows added up: it totals one level (account or campaign) per currency, by total, account, campaign, day, week (ISO), month, account,day or campaign,day, in one call, by these rules; it also ranks (sort, top: within each currency, never across), compares two periods (compareFrom/compareTo: previous.*, change.*) and filters (status, having). purchases and purchaseValue cover only purchaseRows and purchaseValueRows of rows: say so when they are fewer.
 
 ## Reading a result
 
@@ -96,10 +96,9 @@ func addGlossary(s *mcp.Server, _ *tools) {
 	s.AddResource(&mcp.Resource{
 		URI:         glossaryURI,
 		Name:        "glossary",
-		Title:       "Glossary: what each field means and how values combine",
-		Description: "Every column of every tool (meaning, unit, type) and the rules for combining them: currencies never added together, account- and campaign-level rows overlap, reach does not add across days, ctr/cpc/cpm/roas are recomputed from sums and never averaged, what purchaseMeasurement implies. The same text as the svc_glossary tool.",
+		Title:       "Glossary",
+		Description: "Every column of every tool and the rules for combining values (currencies, levels, reach, ratios, purchases). Same as svc_glossary.",
 		MIMEType:    "text/markdown",
-		Icons:       toolIcons,
 		Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant", "user"}, Priority: 1},
 	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{
@@ -111,12 +110,10 @@ func addGlossary(s *mcp.Server, _ *tools) {
 	})
 	no := false
 	mcp.AddTool(s, &mcp.Tool{
-		Name:  "svc_glossary",
-		Title: "Glossary (stored snapshot fields)",
-		Description: "Returns the glossary: what every column of svc_accounts, svc_campaigns, svc_insights and svc_insights_summary means (unit, type), and the rules for combining values (currencies, overlapping account- and campaign-level rows, reach across days, ratios, purchaseMeasurement). " +
-			"The same text as the resource " + glossaryURI + ", for hosts that do not read resources. Read it once before totalling or comparing values. Read-only; needs no scope and makes no request.",
+		Name:        "svc_glossary",
+		Title:       "Glossary (stored snapshot fields)",
+		Description: "What every column of every tool means and the rules for combining values (currencies, levels, reach, ratios, purchases). Same as the resource " + glossaryURI + ". Read-only; no request.",
 		Annotations: &mcp.ToolAnnotations{Title: "Glossary", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
-		Icons:       toolIcons,
 	}, func(context.Context, *mcp.CallToolRequest, glossaryInput) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: glossaryText()}}}, nil, nil
 	})

@@ -1,25 +1,24 @@
 package svcmcp
 
 import (
-	"encoding/base64"
 	"strings"
 
 	svc "github.com/adsnap/svc/sdk-go"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// iconSVG is the icon of the server, its tools, resources and prompts: three
-// bars on a rounded square (a snapshot of metrics), drawn for any size. It
-// is a data URI, so that a host shows it without fetching anything.
-const iconSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f4e79"/><rect x="14" y="34" width="9" height="16" rx="2" fill="#fff"/><rect x="28" y="24" width="9" height="26" rx="2" fill="#fff"/><rect x="42" y="14" width="9" height="36" rx="2" fill="#9fd3ff"/></svg>`
+// iconURI is the icon of the server: three bars on a rounded square (a
+// snapshot of metrics), drawn for any size, as a data URI so that a host
+// shows it without fetching anything. It is given once, in the server's
+// information: tools, resources and prompts carry none. The protocol of
+// 2026-07-28 repeats the server's information in the _meta of every result,
+// so the icon is a few bytes of URL-encoded SVG (single quotes, '<', '>' and
+// '#' escaped) rather than base64, which costs a model about four times the
+// tokens.
+const iconURI = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 8 8'%3E%3Crect width='8' height='8' rx='2' fill='%231f4e79'/%3E%3Cpath d='M2 7V4M4 7V3M6 7V1' stroke='%23fff'/%3E%3C/svg%3E"
 
-// toolIcons are the icons of every tool, resource and prompt, and of the
-// server.
-var toolIcons = []mcp.Icon{{
-	Source:   "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(iconSVG)),
-	MIMEType: "image/svg+xml",
-	Sizes:    []string{"any"},
-}}
+// serverIcons are the icons of the server.
+var serverIcons = []mcp.Icon{{Source: iconURI, MIMEType: "image/svg+xml", Sizes: []string{"any"}}}
 
 // websiteURL is the page of the server for people: the site's developer
 // downloads, which document the service, on the site the server reads from.

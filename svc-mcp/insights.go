@@ -13,8 +13,8 @@ import (
 // insightsInput are the arguments of svc_insights.
 type insightsInput struct {
 	listInput
-	From string `json:"from,omitempty" jsonschema:"first day, YYYY-MM-DD (UTC), not in the future; default: 29 days before to"`
-	To   string `json:"to,omitempty" jsonschema:"last day, YYYY-MM-DD (UTC), not in the future; from..to spans at most 90 days, both included; default: today"`
+	From string `json:"from,omitempty" jsonschema:"first day (UTC); default: 29 days before to"`
+	To   string `json:"to,omitempty" jsonschema:"last day (UTC); default: today"`
 }
 
 // insight is one row of svc_insights (SPEC §2, Insight): one day of one
@@ -73,10 +73,9 @@ func init() {
 	registerList(listTool[insightsInput, svc.Insight, insight]{
 		name:  "svc_insights",
 		title: "Daily insights (stored snapshot)",
-		description: "Lists daily advertising metrics from a stored snapshot (not live; it may be stale: see meta.dataAsOf), newest day first, then by id, for the days from..to (UTC, both included, at most 90 days, none in the future; default: the last 30 days). " +
-			"There are account-level rows (campaignId null) and campaign-level rows for the same days: they overlap and must not be summed together. " +
-			"Amounts are decimal strings in the account currency given on each row (account.currency, with account.timezone); amounts in different currencies must not be added. " +
-			"purchases, purchaseValue and roas are null when purchase evidence is unavailable (purchaseMeasurement unavailable): unknown, not zero.",
+		description: "Daily metric rows from a stored snapshot (may be stale: meta.dataAsOf), newest day first, from..to (UTC, at most 90 days; default the last 30). " +
+			"Account-level rows (campaignId null) and campaign-level rows overlap: they must not be summed together. Amounts are in the row's account.currency: different currencies must not be added. " +
+			"purchases, purchaseValue, roas: null when purchase evidence is unavailable (unknown, not zero). For totals, rankings or comparisons call svc_insights_summary instead.",
 		scope: "insights:read",
 		adjustInput: func(in *jsonschema.Schema) {
 			for _, name := range []string{"from", "to"} {

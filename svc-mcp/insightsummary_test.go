@@ -56,17 +56,19 @@ func TestInsightSummaryTool(t *testing.T) {
 	if err := json.Unmarshal(raw, &sc); err != nil {
 		t.Fatal(err)
 	}
-	wantCols := []string{"level", "currency", "accountId", "campaignId", "periodStart", "periodEnd", "rows", "days", "spend", "impressions", "clicks",
-		"ctr", "cpc", "cpm", "purchaseRows", "purchases", "purchaseValueRows", "purchaseValue", "roas"}
+	// Columns null in every row (campaignId, the period, the comparison)
+	// are left out; the names are there.
+	wantCols := []string{"level", "currency", "accountId", "rows", "days", "spend", "impressions", "clicks",
+		"ctr", "cpc", "cpm", "purchaseRows", "purchases", "purchaseValueRows", "purchaseValue", "roas", "accountName", "status"}
 	if diff := cmp.Diff(wantCols, sc.Columns); diff != "" || !sc.Complete || sc.Cursor != nil || len(sc.Data) != 2 {
 		t.Fatalf("columns (-want +got):\n%s\ncomplete %v, %d rows", diff, sc.Complete, len(sc.Data))
 	}
 	eur, _ := json.Marshal(sc.Data[0])
-	if want := `["account","EUR","act_1",null,null,null,2,2,"32.50",5000,50,"1.0000","0.6500","6.5000",1,"3",1,"120.5","6.0250"]`; string(eur) != want {
+	if want := `["account","EUR","act_1",2,2,"32.50",5000,50,"1.0000","0.6500","6.5000",1,"3",1,"120.5","6.0250","Acme evil Shop","ACTIVE"]`; string(eur) != want {
 		t.Errorf("EUR row %s\nwant     %s", eur, want)
 	}
 	usd, _ := json.Marshal(sc.Data[1])
-	if want := `["account","USD","act_2",null,null,null,1,1,"7.25",500,0,"0.0000",null,"14.5000",1,"2",0,null,null]`; string(usd) != want {
+	if want := `["account","USD","act_2",1,1,"7.25",500,0,"0.0000",null,"14.5000",1,"2",0,null,null,"Beta \u0026 \u003cCo\u003e","INACTIVE"]`; string(usd) != want {
 		t.Errorf("USD row %s\nwant     %s", usd, want)
 	}
 	// The text states the period, the level and that each row has one
@@ -78,9 +80,9 @@ func TestInsightSummaryTool(t *testing.T) {
 			t.Errorf("first line lacks %q: %s", phrase, head)
 		}
 	}
-	if want := "level\tcurrency\taccountId\tcampaignId\tperiodStart\tperiodEnd\trows\tdays\tspend\timpressions\tclicks\tctr\tcpc\tcpm\tpurchaseRows\tpurchases\tpurchaseValueRows\tpurchaseValue\troas\n" +
-		"account\tEUR\tact_1\tnull\tnull\tnull\t2\t2\t32.50\t5000\t50\t1.0000\t0.6500\t6.5000\t1\t3\t1\t120.5\t6.0250\n" +
-		"account\tUSD\tact_2\tnull\tnull\tnull\t1\t1\t7.25\t500\t0\t0.0000\tnull\t14.5000\t1\t2\t0\tnull\tnull"; table != want {
+	if want := "level\tcurrency\taccountId\trows\tdays\tspend\timpressions\tclicks\tctr\tcpc\tcpm\tpurchaseRows\tpurchases\tpurchaseValueRows\tpurchaseValue\troas\taccountName\tstatus\n" +
+		"account\tEUR\tact_1\t2\t2\t32.50\t5000\t50\t1.0000\t0.6500\t6.5000\t1\t3\t1\t120.5\t6.0250\tAcme evil Shop\tACTIVE\n" +
+		"account\tUSD\tact_2\t1\t1\t7.25\t500\t0\t0.0000\tnull\t14.5000\t1\t2\t0\tnull\tnull\tBeta & <Co>\tINACTIVE"; table != want {
 		t.Errorf("text table:\n%s\nwant\n%s", table, want)
 	}
 
@@ -100,7 +102,7 @@ func TestInsightSummaryTool(t *testing.T) {
 		if sc.Complete {
 			break
 		}
-		res = call(t, cs, "svc_insights_summary", map[string]any{"cursor": *sc.Cursor, "limit": 1, "fields": fields})
+		res = call(t, cs, "svc_insights_summary", map[string]any{"cursor": *sc.Cursor, "level": "campaign", "limit": 1, "fields": fields})
 	}
 	// The columns asked for, in the row's order: currency, periodStart,
 	// periodEnd, rows, spend, purchaseRows, purchases.
@@ -118,10 +120,10 @@ func TestInsightSummaryToolErrors(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{}, "invalid arguments, no request was made: level is required: account or campaign"},
+		{map[string]any{}, "invalid arguments, no request was made: level is required"},
 		{map[string]any{"level": "account", "groupBy": "campaign"}, "invalid arguments, no request was made: groupBy campaign needs level campaign"},
 		{map[string]any{"level": "both"}, "invalid arguments, no request was made: level"},
-		{map[string]any{"cursor": "c1.x", "level": "account"}, "invalid arguments, no request was made: level and groupBy cannot be given with cursor"},
+		{map[string]any{"cursor": "c1.x", "level": "account", "sort": "-spend"}, "invalid arguments, no request was made: groupBy, sort, top, compareFrom, compareTo, status and having cannot be given with cursor"},
 		{map[string]any{"level": "account", "from": "2026-11-21"}, "invalid arguments, no request was made: from 2026-11-21 is in the future"},
 	} {
 		res := call(t, cs, "svc_insights_summary", tc.args)
@@ -142,5 +144,34 @@ func TestInsightSummaryToolErrors(t *testing.T) {
 	res = call(t, cs, "svc_insights_summary", map[string]any{"level": "account", "accountId": "act_9"})
 	if got := text(t, res); !res.IsError || !strings.Contains(got, "not an account of your organization") {
 		t.Errorf("unknown account: %s", got)
+	}
+}
+
+// TestInsightSummaryToolAnswers: the answers' arguments go to the service
+// in one request, and the comparison comes back as previous.* and change.*.
+func TestInsightSummaryToolAnswers(t *testing.T) {
+	t.Parallel()
+	api := summaryAPI(t)
+	cs := connectAPI(t, api)
+	res := call(t, cs, "svc_insights_summary", map[string]any{"level": "campaign", "groupBy": "campaign", "from": "2026-11-16", "to": "2026-11-16",
+		"sort": "-spend", "top": 1, "compareFrom": "2026-11-15", "compareTo": "2026-11-15", "having": []string{"impressions>0"},
+		"fields": []string{"currency", "campaignId", "spend", "previous.spend", "change.spend", "change.spendRelative"}})
+	if res.IsError {
+		t.Fatal(text(t, res))
+	}
+	if q := api.lastQuery(); q != "/insights/summary?compareFrom=2026-11-15&compareTo=2026-11-15&from=2026-11-16&groupBy=campaign&having=impressions%3E0&level=campaign&limit=100&sort=-spend&to=2026-11-16&top=1" {
+		t.Errorf("query %s", q)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var sc listOutput
+	_ = json.Unmarshal(raw, &sc)
+	rows, _ := json.Marshal(sc.Data)
+	// svctest sums every row for the current period (it does not filter
+	// by date) and the rows of compareFrom..compareTo for the previous one.
+	if want := `[["EUR","cmp_1","32.50","12.5","20","1.6000"],["USD","cmp_2","7.25","0","7.25",null]]`; string(rows) != want {
+		t.Errorf("rows %s\nwant %s", rows, want)
+	}
+	if !strings.Contains(text(t, res), "ranked by -spend within each currency") {
+		t.Errorf("text %s", text(t, res))
 	}
 }

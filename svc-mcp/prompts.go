@@ -19,11 +19,10 @@ func addPrompts(s *mcp.Server, t *tools) {
 	s.AddPrompt(&mcp.Prompt{
 		Name:        "weekly-performance-review",
 		Title:       "Weekly performance review",
-		Description: "Review the last 7 days against the 7 days before, per account and currency, from the stored snapshot.",
-		Icons:       toolIcons,
+		Description: "The last 7 days against the 7 before, per account and currency.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "accountId", Title: "Account id", Description: "review one account (an id from svc_accounts); default: every account"},
-			{Name: "weekEnding", Title: "Last day", Description: "the last day of the week to review, YYYY-MM-DD (UTC); default: yesterday"},
+			{Name: "accountId", Description: "one account (id of svc_accounts); default: all"},
+			{Name: "weekEnding", Description: "last day, YYYY-MM-DD; default: yesterday"},
 		},
 	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args := req.Params.Arguments
@@ -48,14 +47,13 @@ func addPrompts(s *mcp.Server, t *tools) {
 	s.AddPrompt(&mcp.Prompt{
 		Name:        "compare-periods",
 		Title:       "Compare two periods",
-		Description: "Compare two date ranges of the stored snapshot, per account and currency, with ratios recomputed from sums.",
-		Icons:       toolIcons,
+		Description: "Two date ranges per account and currency.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "firstFrom", Title: "First period: from", Description: "first day of the first period, YYYY-MM-DD (UTC)", Required: true},
-			{Name: "firstTo", Title: "First period: to", Description: "last day of the first period, YYYY-MM-DD (UTC)", Required: true},
-			{Name: "secondFrom", Title: "Second period: from", Description: "first day of the second period, YYYY-MM-DD (UTC)", Required: true},
-			{Name: "secondTo", Title: "Second period: to", Description: "last day of the second period, YYYY-MM-DD (UTC)", Required: true},
-			{Name: "accountId", Title: "Account id", Description: "compare one account (an id from svc_accounts); default: every account"},
+			{Name: "firstFrom", Description: "YYYY-MM-DD", Required: true},
+			{Name: "firstTo", Description: "YYYY-MM-DD", Required: true},
+			{Name: "secondFrom", Description: "YYYY-MM-DD", Required: true},
+			{Name: "secondTo", Description: "YYYY-MM-DD", Required: true},
+			{Name: "accountId", Description: "one account (id of svc_accounts); default: all"},
 		},
 	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args := req.Params.Arguments

@@ -55,6 +55,10 @@ type listTool[In listArgs, T, R any] struct {
 	// nil means listInput's own check.
 	checkCursor func(in In) error
 	conv        func(T) R
+	// dropNull leaves out, when fields is not given, the columns that are
+	// null in every row of the result (the summary's names and
+	// comparisons where the grouping or the arguments have none).
+	dropNull bool
 }
 
 // registerList registers a listing tool.
@@ -64,22 +68,20 @@ func registerList[In listArgs, T, R any](lt listTool[In, T, R]) {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:         lt.name,
 			Title:        lt.title,
-			Description:  lt.description + " " + boundedDescription + " " + fieldsDescription + " Read-only: needs a key with the scope " + lt.scope + ".",
+			Description:  lt.description + " " + boundedDescription + " Read-only; scope " + lt.scope + ".",
 			InputSchema:  listInputSchema[In](cols, lt.adjustInput),
-			OutputSchema: listOutputSchema(cols),
+			OutputSchema: compactListOutputSchema(),
 			Annotations:  readOnly(lt.title),
-			Icons:        toolIcons,
 		}, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, listOutput, error) {
 			return lt.call(ctx, t, cols, in)
 		})
 	}})
 }
 
-const (
-	boundedDescription = "Results are bounded: at most limit rows a call (at most 100). Without limit, a call returns at most 50 rows and fewer when they would not fit in about 8,000 tokens. " +
-		"When complete is false, more rows remain: call again with cursor set to the result's cursor (no other argument but limit and fields) until complete is true; the listing reads every row, also past the API's offset limit, or fails with an error saying it cannot."
-	fieldsDescription = "fields keeps only the columns named. Each result is a table: columns, then data with one array a row in that order; a column with one value in every row of the result is given once in same instead. The text content holds the same table, one line a row. Read the glossary (resource svc://glossary, or the svc_glossary tool) for what each column means and which values must not be added."
-)
+// boundedDescription ends every listing's description: the paging and the
+// table in one sentence (the server's instructions and the glossary say
+// more).
+const boundedDescription = "Result: a table (columns, data rows; same = columns with one value in every row), at most limit rows (<= 100; default <= 50, about 8,000 tokens); complete false means call again with cursor (only limit and fields besides). fields keeps columns; the glossary defines them."
 
 func (lt listTool[In, T, R]) call(ctx context.Context, t *tools, cols []column, in In) (*mcp.CallToolResult, listOutput, error) {
 	li := in.list()
@@ -112,17 +114,56 @@ func (lt listTool[In, T, R]) call(ctx context.Context, t *tools, cols []column, 
 	if err != nil {
 		return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
 	}
-	return listResult(p, cols, li.Fields)
+	fields := li.Fields
+	if lt.dropNull && len(fields) == 0 {
+		if fields, err = nonNullColumns(cols, p.rows); err != nil {
+			return nil, listOutput{}, t.failed(ctx, lt.name, err, lt.scope)
+		}
+	}
+	return listResult(p, cols, fields)
 }
 
-// checkFields refuses a field that is not a column. The input schema's enum
-// says the same; this keeps the message clear for clients that skip it.
+// nonNullColumns are the columns with a value other than null in some row;
+// nil (every column) when there is no row.
+func nonNullColumns[R any](cols []column, rows []R) ([]string, error) {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		flat, err := flatten(r)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range flat {
+			if v != nil {
+				seen[k] = true
+			}
+		}
+	}
+	var out []string
+	for _, c := range cols {
+		if seen[c.name] {
+			out = append(out, c.name)
+		}
+	}
+	return out, nil
+}
+
+// maxFieldProblems is the most unknown fields an error names.
+const maxFieldProblems = 5
+
+// checkFields refuses a field that is not a column (the input schema lists
+// no enum since issue 46: the column names are in the description and the
+// glossary), naming each at most maxEcho bytes long.
 func checkFields(cols []column, fields []string) error {
 	var problems []string
 	for _, f := range fields {
 		if !slices.ContainsFunc(cols, func(c column) bool { return c.name == f }) {
-			problems = append(problems, fmt.Sprintf("fields: %q is not a column of this tool", f))
+			problems = append(problems, fmt.Sprintf("fields: %s is not a column of this tool", echo(f)))
 		}
+	}
+	// Without the schema's enum, nothing else bounds what is echoed (the
+	// security review's 5 MB argument): at most maxFieldProblems.
+	if n := len(problems); n > maxFieldProblems {
+		problems = append(problems[:maxFieldProblems], fmt.Sprintf("fields: %d more are not columns of this tool", n-maxFieldProblems))
 	}
 	if len(problems) > 0 {
 		return &svc.ValidationError{Problems: problems}
@@ -145,13 +186,12 @@ func listInputSchema[In any](cols []column, adjust func(*jsonschema.Schema)) *js
 	p["accountId"].Pattern = `^[a-zA-Z0-9_-]{1,128}$`
 	p["accountId"].MinLength, p["accountId"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(128)
 	p["cursor"].MinLength, p["cursor"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(100)
-	names := make([]any, len(cols))
-	for i, c := range cols {
-		names[i] = c.name
-	}
+	// fields names columns without an enum, which would repeat every
+	// column of every tool in tools/list: checkFields refuses an unknown
+	// one with a clear message.
 	f := p["fields"]
 	f.Types, f.Type = nil, "array"
-	f.Items = &jsonschema.Schema{Type: "string", Enum: names}
+	f.Items = &jsonschema.Schema{Type: "string"}
 	f.MinItems, f.UniqueItems = jsonschema.Ptr(1), true
 	if adjust != nil {
 		adjust(s)
@@ -170,38 +210,29 @@ type listOutput struct {
 	Cursor   *string        `json:"cursor"`
 }
 
-// listOutputSchema is the output schema of a listing whose rows have cols.
-func listOutputSchema(cols []column) *jsonschema.Schema {
-	s, err := jsonschema.For[listOutput](nil)
-	if err != nil {
-		panic(fmt.Sprintf("svcmcp: output schema: %v", err))
+// compactListOutputSchema is the output schema of every listing: the shape
+// of listOutput without descriptions or column enums (the description, the
+// server's instructions and the glossary say what they mean), so that
+// tools/list stays small. structuredContent always validates against it.
+func compactListOutputSchema() *jsonschema.Schema {
+	typ := func(t ...string) *jsonschema.Schema {
+		if len(t) == 1 {
+			return &jsonschema.Schema{Type: t[0]}
+		}
+		return &jsonschema.Schema{Types: t}
 	}
-	names := make([]any, len(cols))
-	same := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		Description:          "the columns that hold one value in every row of data, with that value; they are not in columns"}
-	for i, c := range cols {
-		names[i] = c.name
-		same.Properties[c.name] = c.schema
-		same.PropertyOrder = append(same.PropertyOrder, c.name)
+	return &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"columns":  {Type: "array", Items: typ("string")},
+			"data":     {Type: "array", Items: typ("array")},
+			"same":     typ("object"),
+			"meta":     typ("object"),
+			"complete": typ("boolean"),
+			"cursor":   typ("null", "string"),
+		},
+		Required: []string{"columns", "data", "same", "meta", "complete", "cursor"},
 	}
-	p := s.Properties
-	p["columns"] = &jsonschema.Schema{Type: "array", UniqueItems: true, Items: &jsonschema.Schema{Type: "string", Enum: names},
-		Description: "the columns of each row of data, in order (see the glossary for each)"}
-	p["data"] = &jsonschema.Schema{Type: "array", Description: "the rows of this call, at most limit, in the listing's order, each an array of the values of columns; may be empty on the last call",
-		Items: &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Types: []string{"string", "number", "boolean", "null"}}}}
-	p["same"] = same
-	p["complete"].Description = "true when this call returned the last rows of the listing; false when more rows remain: call again with cursor to get them, and never treat the rows so far as the whole listing"
-	p["cursor"].Description = "opaque token to pass as cursor in the next call of the same tool to get the next rows, exactly where this call stopped; null when complete"
-	p["meta"].Description = "where the rows come from and where they are in the listing"
-	m := p["meta"].Properties
-	m["source"].Const = jsonschema.Ptr[any]("stored_snapshot")
-	m["liveMetaRequest"].Const = jsonschema.Ptr[any](false)
-	for _, name := range []string{"limit", "offset", "returned"} {
-		m[name].Minimum = jsonschema.Ptr(0.0)
-	}
-	m["generatedAt"].Format = "date-time"
-	return s
 }
 
 // listResult builds the result of a successful call: structuredContent is
@@ -225,4 +256,27 @@ func listResult[R any](p page[R], cols []column, fields []string) (*mcp.CallTool
 		tab.text(&b)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+}
+
+// compactSchema is the schema inferred for T without its descriptions: an
+// output schema that validates what a tool returns, while the tool's
+// description and the glossary say what the fields mean.
+func compactSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("svcmcp: schema: %v", err))
+	}
+	var strip func(*jsonschema.Schema)
+	strip = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		s.Description = ""
+		for _, p := range s.Properties {
+			strip(p)
+		}
+		strip(s.Items)
+	}
+	strip(s)
+	return s
 }

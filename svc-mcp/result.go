@@ -61,11 +61,11 @@ func metaFromSDK(m svc.Meta) meta {
 
 // listInput holds the paging and filter arguments of every tool.
 type listInput struct {
-	Limit     int      `json:"limit,omitempty" jsonschema:"most rows to return in this call, 1 to 100; without it, at most 50 rows and fewer when they would not fit in about 8,000 tokens"`
-	Offset    int      `json:"offset,omitempty" jsonschema:"rows of the listing to skip when starting it, 0 to 10000 (default 0); not with cursor"`
-	AccountID string   `json:"accountId,omitempty" jsonschema:"keep only the rows of this ad account (the id field of svc_accounts); default: every account of the organization"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"the cursor of the previous call's result, to get the next rows of the same listing; the listing's other arguments are then taken from the first call and must not be given again (limit and fields may be)"`
-	Fields    []string `json:"fields,omitempty" jsonschema:"the columns to return, in any order (default: every column); see the glossary for each"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"rows in this call"`
+	Offset    int      `json:"offset,omitempty" jsonschema:"rows to skip first; not with cursor"`
+	AccountID string   `json:"accountId,omitempty" jsonschema:"only this account (an id of svc_accounts)"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"the previous result's cursor: its next rows"`
+	Fields    []string `json:"fields,omitempty" jsonschema:"columns to keep"`
 }
 
 func (in listInput) list() listInput { return in }

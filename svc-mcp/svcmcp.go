@@ -116,7 +116,7 @@ func NewServer(opts ...Option) *mcp.Server {
 		Description: "Read-only stored snapshots of one organization's ad accounts, campaigns and daily insights.",
 		Version:     cfg.version,
 		WebsiteURL:  websiteURL(cfg.siteURL),
-		Icons:       toolIcons,
+		Icons:       serverIcons,
 	}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.logger,

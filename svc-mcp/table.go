@@ -32,7 +32,7 @@ func columnsOf(s *jsonschema.Schema) []column {
 	var cols []column
 	for _, name := range s.PropertyOrder {
 		p := s.Properties[name]
-		if p.Type == "object" && len(p.Properties) > 0 {
+		if (p.Type == "object" || slices.Contains(p.Types, "object")) && len(p.Properties) > 0 { // a nullable object too
 			for _, c := range columnsOf(p) {
 				cols = append(cols, column{name: name + "." + c.name, schema: c.schema})
 			}

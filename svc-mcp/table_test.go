@@ -3,6 +3,7 @@ package svcmcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,16 +215,29 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if f.CacheScope != "private" || f.TTLMs != freshnessTTL {
 		t.Errorf("freshness cache %d %s", f.TTLMs, f.CacheScope)
 	}
-	want := `{"source":"stored_snapshot","dataAsOf":"2026-11-20T06:00:00Z","today":"2026-11-20","newestInsightDay":"2026-11-19","earliestFrom":"2026-08-23","defaultPeriod":"2026-10-22..2026-11-20","maxDays":90}`
+	want := `{"source":"stored_snapshot","dataAsOf":"2026-11-20T06:00:00Z","today":"2026-11-20","newestInsightDay":"2026-11-19","earliestFrom":"2026-08-23","defaultPeriod":"2026-10-22..2026-11-20","maxDays":90,"lastImportAt":null,"changedDays":null}`
 	if f.Contents[0].Text != want {
 		t.Errorf("freshness %s\nwant %s", f.Contents[0].Text, want)
 	}
-	if got := api.lastQuery(); got != "/insights?from=2026-08-23&limit=1&to=2026-11-20" {
-		t.Errorf("freshness read %s", got)
+	api.mu.Lock()
+	reads := slices.Clone(api.queries[len(api.queries)-2:])
+	api.mu.Unlock()
+	if !slices.Equal(reads, []string{"/insights?from=2026-08-23&limit=1&to=2026-11-20", "/insights/freshness?"}) {
+		t.Errorf("freshness reads %q", reads)
 	}
 	res := call(t, cs, "svc_freshness", nil)
 	if sc := structured(t, res); sc["newestInsightDay"] != "2026-11-19" || !strings.Contains(text(t, res), "data as of 2026-11-20T06:00:00Z") {
 		t.Errorf("svc_freshness: %v %s", sc, text(t, res))
+	}
+	// A service with GET /insights/freshness (issue 46): the last import
+	// and the days it changed.
+	api.mu.Lock()
+	api.api.LastImport = `{"committedAt":"2026-11-20T06:01:02Z","upserts":12,"deletes":0,"changedDays":["2026-11-18","2026-11-19"]}`
+	api.mu.Unlock()
+	res = call(t, cs, "svc_freshness", nil)
+	if sc := structured(t, res); sc["lastImportAt"] != "2026-11-20T06:01:02Z" || fmt.Sprint(sc["changedDays"]) != "[2026-11-18 2026-11-19]" ||
+		!strings.Contains(text(t, res), "Last import committed at 2026-11-20T06:01:02Z; it changed 2 days (provisional, may be restated): 2026-11-18, 2026-11-19.") {
+		t.Errorf("svc_freshness with the last import: %v %s", sc, text(t, res))
 	}
 
 	prompts, err := cs.ListPrompts(ctx, nil)

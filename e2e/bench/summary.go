@@ -33,7 +33,8 @@ import (
 const summaryTargetMS = 50
 
 // summaryEndpoints are the measured summary requests: the totals and the
-// per-campaign groups of organization 0's campaign-level rows, 90 days.
+// per-campaign groups of organization 0's campaign-level rows, 90 days, and
+// the top 5 campaigns per currency compared with the 90 days before.
 func summaryEndpoints(today time.Time) []endpoint {
 	from := today.AddDate(0, 0, -89).Format(time.DateOnly)
 	to := today.Format(time.DateOnly)
@@ -42,6 +43,14 @@ func summaryEndpoints(today time.Time) []endpoint {
 		eps = append(eps, endpoint{Name: "/insights/summary 90 days by " + g,
 			Path: fmt.Sprintf("/api/v1/developer/insights/summary?level=campaign&groupBy=%s&limit=100&from=%s&to=%s", g, from, to)})
 	}
+	// The answers of issue 46 in one request: the top 5 campaigns by spend
+	// of each currency over 90 days, compared with the 90 days before (the
+	// baseline server ignores sort, top and the comparison: its figure is the
+	// plain aggregate's).
+	before, beforeTo := today.AddDate(0, 0, -179).Format(time.DateOnly), today.AddDate(0, 0, -90).Format(time.DateOnly)
+	eps = append(eps, endpoint{Name: "/insights/summary 90 days by campaign, sort -spend, top 5, compared",
+		Path: fmt.Sprintf("/api/v1/developer/insights/summary?level=campaign&groupBy=campaign&sort=-spend&top=5&limit=100&from=%s&to=%s&compareFrom=%s&compareTo=%s",
+			from, to, before, beforeTo)})
 	return eps
 }
 

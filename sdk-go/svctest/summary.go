@@ -42,6 +42,10 @@ func summarize(rows []Row, level, groupBy string) ([]Row, error) {
 			k.account = r.AccountID
 		case "campaign":
 			k.account, k.campaign = r.AccountID, *in.CampaignID
+		case "account,day":
+			k.account, k.start, k.end = r.AccountID, d, d
+		case "campaign,day":
+			k.account, k.campaign, k.start, k.end = r.AccountID, *in.CampaignID, d, d
 		case "day":
 			k.start, k.end = d, d
 		case "week":
@@ -72,10 +76,10 @@ func summarize(rows []Row, level, groupBy string) ([]Row, error) {
 	for i, k := range keys {
 		g := groups[k]
 		item := svc.InsightSummaryGroup{Level: svc.Level(level), Currency: k.currency}
-		if groupBy == "account" || groupBy == "campaign" {
+		if groupBy != "total" && groupBy != "day" && groupBy != "week" && groupBy != "month" {
 			item.AccountID = &k.account
 		}
-		if groupBy == "campaign" {
+		if groupBy == "campaign" || groupBy == "campaign,day" {
 			item.CampaignID = &k.campaign
 		}
 		if !k.start.IsZero() {

@@ -76,7 +76,7 @@ const (
 	MessageLevelInvalid = "level must be account or campaign"
 	// MessageGroupByInvalid is the message for a groupBy the endpoint does
 	// not know.
-	MessageGroupByInvalid = "groupBy must be one of total, account, campaign, day, week, month"
+	MessageGroupByInvalid = "groupBy must be one of total, account, campaign, day, week, month, account,day, campaign,day"
 	// MessageGroupByCampaignLevel is the message for groupBy campaign with
 	// level account.
 	MessageGroupByCampaignLevel = "groupBy campaign needs level campaign: account-level rows have no campaign"
@@ -129,6 +129,10 @@ type API struct {
 	// /insights/summary (before issue 34) does: 404 for that path, for
 	// clients that fall back to reading every row.
 	NoSummary bool
+	// LastImport is the JSON of GET /insights/freshness's data.lastImport
+	// ("null" for none); "" answers that path 404, as a svc-api older than
+	// issue 46 does (freshness.go).
+	LastImport string
 }
 
 // WriteError writes the error body of SPEC §7: statusCode and message (a
@@ -220,6 +224,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rows = a.Campaigns
 	case "insights":
 		rows = a.Insights
+	case "insights/freshness":
+		if a.LastImport == "" {
+			WriteError(w, http.StatusNotFound, MessageNoEndpoint)
+			return
+		}
 	case "insights/summary":
 		rows = a.Insights
 		if !a.NoSummary {
@@ -245,6 +254,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusForbidden, MessageMissingScope(scope))
 		return
 	}
+	if resource == "insights/freshness" {
+		a.serveFreshness(w, r)
+		return
+	}
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
@@ -268,6 +281,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if resource == "insights/summary" {
 		groups, err := summarize(rows, p.level, p.groupBy)
+		if err == nil {
+			groups, err = a.answer(groups, rows, p)
+		}
 		if err != nil {
 			WriteError(w, http.StatusInternalServerError, "svctest: "+err.Error())
 			return
@@ -292,7 +308,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"meta": map[string]any{
 			"source": "stored_snapshot", "liveMetaRequest": false,
 			"limit": p.limit, "offset": p.offset, "nextOffset": next, "returned": len(data),
-			"generatedAt": a.GeneratedAt, "dataAsOf": a.DataAsOf, "note": note,
+			"generatedAt": a.GeneratedAt, "dataAsOf": a.DataAsOf, "note": note + p.answers.note(),
 		},
 	})
 }
@@ -301,6 +317,7 @@ type params struct {
 	limit, offset  int
 	accountID      string
 	level, groupBy string
+	answers        answers
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -321,7 +338,7 @@ func parseQuery(rawQuery, resource string, today svc.Date) (params, []string) {
 		known = append(known, "from", "to")
 	}
 	if summary {
-		known = append(known, "level", "groupBy")
+		known = append(known, "level", "groupBy", "sort", "top", "compareFrom", "compareTo", "status", "having")
 	}
 	names := make([]string, 0, len(values))
 	for k := range values {
@@ -375,6 +392,9 @@ func parseQuery(rawQuery, resource string, today svc.Date) (params, []string) {
 	if insights {
 		problems = append(problems, dateProblems(values, today)...)
 	}
+	if summary {
+		problems = append(problems, p.answerProblems(values, today)...)
+	}
 	return p, problems
 }
 
@@ -392,13 +412,13 @@ func (p *params) summaryProblems(values url.Values) []string {
 	}
 	if g, ok := values["groupBy"]; ok && len(g) == 1 {
 		switch g[0] {
-		case "total", "account", "campaign", "day", "week", "month":
+		case "total", "account", "campaign", "day", "week", "month", "account,day", "campaign,day":
 			p.groupBy = g[0]
 		default:
 			problems = append(problems, MessageGroupByInvalid)
 		}
 	}
-	if p.groupBy == "campaign" && p.level == "account" {
+	if (p.groupBy == "campaign" || p.groupBy == "campaign,day") && p.level == "account" {
 		problems = append(problems, MessageGroupByCampaignLevel)
 	}
 	return problems

@@ -172,7 +172,8 @@ func TestSummary(t *testing.T) {
 			group("JPY", "", "", "2026-11-01", "2026-11-30", 1, 1, "100", 98, 1, "1.0204", "100.0000", "1020.4082", 0, "", 0, "", ""),
 		}},
 		{"level=campaign&groupBy=campaign", []string{
-			group("EUR", "a1", "c1", "", "", 1, 1, "3", 500, 5, "1.0000", "0.6000", "6.0000", 1, "1", 0, "", ""),
+			strings.TrimSuffix(group("EUR", "a1", "c1", "", "", 1, 1, "3", 500, 5, "1.0000", "0.6000", "6.0000", 1, "1", 0, "", ""), "}") +
+				`,"accountName":"","campaignName":"","status":"INACTIVE"}`,
 		}},
 		{"level=campaign&groupBy=account&accountId=a2", nil},
 	} {
@@ -186,7 +187,7 @@ func TestSummary(t *testing.T) {
 		"":                                 `["` + MessageLevelRequired + `"]`,
 		"level=both&groupBy=year":          `["` + MessageLevelInvalid + `","` + MessageGroupByInvalid + `"]`,
 		"level=account&groupBy=campaign":   `["` + MessageGroupByCampaignLevel + `"]`,
-		"level=account&foo=1&from=2026-13": `["unknown query parameter \"foo\" (allowed: limit, offset, accountId, from, to, level, groupBy)","from must be a date YYYY-MM-DD (UTC)"]`,
+		"level=account&foo=1&from=2026-13": `["unknown query parameter \"foo\" (allowed: limit, offset, accountId, from, to, level, groupBy, sort, top, compareFrom, compareTo, status, having)","from must be a date YYYY-MM-DD (UTC)"]`,
 	} {
 		if status, got := get(query); status != http.StatusBadRequest || got != want {
 			t.Errorf("%q: %d %s, want 400 %s", query, status, got, want)

@@ -68,6 +68,9 @@ type config struct {
 	// settings pages); never set from a flag.
 	mount func(api http.Handler) (http.Handler, error)
 
+	// demoScale is svc-api demo's --scale (small or large; issue 46).
+	demoScale string
+
 	// logs, when not nil, is the buffer under serve's logger: serve runs
 	// its flush loop (logBuffer.Run) for as long as it serves.
 	logs *logBuffer

@@ -25,6 +25,7 @@ func newDemo() *cobra.Command {
 	var c config
 	var envErr envErrors
 	var unsafePublic bool
+	var scale string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the API on built-in demo data with nothing else installed",
@@ -58,9 +59,12 @@ public address) is refused with exit 2, unless --unsafe-public-demo is given.`,
 			if !cmd.Flags().Changed("site-url") {
 				c.SiteURL = "" // SVC_SITE_URL names the site svc uses, not this demo: runDemo takes its own address
 			}
+			c.demoScale = scale
 			return runDemo(cmd.Context(), &c, unsafePublic, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.Flags().StringVar(&scale, "scale", demo.ScaleSmall,
+		"small (3 accounts, 6 campaigns) or large (24 accounts in 4 currencies, 500+ campaigns, 90 days, the last week restated by a second import)")
 	cmd.Flags().BoolVar(&unsafePublic, "unsafe-public-demo", false,
 		"listen on a non-loopback address anyway: anyone who reaches it can sign in as any demo user, with no password")
 	addDatabaseFlags(cmd.Flags(), &c, "demo.db")
@@ -93,7 +97,7 @@ func runDemo(ctx context.Context, c *config, unsafePublic bool, stdout, stderr i
 	}
 	defer handle.Close()
 	db := handle.Bun
-	sum, err := demo.Load(ctx, db)
+	sum, err := demo.LoadScale(ctx, db, c.demoScale)
 	if err != nil {
 		return err
 	}

@@ -11,5 +11,7 @@
 //   - settings.go: Settings, the settings page and the in-memory sign-in
 //     sessions (never mounted by `svc-api serve`);
 //   - downloads.go: DownloadsDir, the release directory the demo serves
-//     under /developers/ when none is configured.
+//     under /developers/ when none is configured;
+//   - large.go: LoadScale, the demo of --scale large (two imports, the
+//     second restating the last week).
 package demo

@@ -6,6 +6,8 @@
 //
 //   - query.go: Parse (step 7: every problem listed), Inspect (credential
 //     names and organization overrides in the query) and OrgHeader;
+//   - summary.go, summaryopts.go: the summary's level and groupBy, and its
+//     answers (sort, top, compareFrom/compareTo, status, having; issue 46);
 //   - guard.go: ScreenURL (every path), GuardAPI (step 2 on the API) and
 //     AcceptRequestID;
 //   - keyshape.go: KeyShaped and URLHoldsKey, a developer key recognised in

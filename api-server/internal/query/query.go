@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -21,6 +22,8 @@ const (
 	// Summary is GET /insights/summary: Insights' parameters, level and
 	// groupBy (summary.go).
 	Summary
+	// Freshness is GET /insights/freshness: no parameter (issue 46).
+	Freshness
 )
 
 // Limits of SPEC §4 and §8.
@@ -43,8 +46,11 @@ type Params struct {
 	Offset    int
 	AccountID string // empty: every account of the organization
 	From, To  string // YYYY-MM-DD, inclusive (insights only)
-	// Level and GroupBy: Summary only (summary.go).
+	// Level, GroupBy and Options: Summary only (summary.go,
+	// summaryopts.go); Options is nil on the other endpoints, so that
+	// Params stays comparable.
 	Level, GroupBy string
+	Options        *SummaryOptions
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -54,7 +60,10 @@ func allowed(ep Endpoint) []string {
 	case Insights:
 		return []string{"limit", "offset", "accountId", "from", "to"}
 	case Summary:
-		return []string{"limit", "offset", "accountId", "from", "to", "level", "groupBy"}
+		return []string{"limit", "offset", "accountId", "from", "to", "level", "groupBy",
+			"sort", "top", "compareFrom", "compareTo", "status", "having"}
+	case Freshness:
+		return nil
 	}
 	return []string{"limit", "offset", "accountId"}
 }
@@ -77,7 +86,7 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 	known := allowed(ep)
 	for _, k := range names {
 		if !slices.Contains(known, k) {
-			problems = append(problems, fmt.Sprintf("unknown query parameter %s (allowed: %s)", quoteName(k), strings.Join(known, ", ")))
+			problems = append(problems, fmt.Sprintf("unknown query parameter %s (allowed: %s)", quoteName(k), cmp.Or(strings.Join(known, ", "), "none")))
 			continue
 		}
 		if len(values[k]) > 1 {
@@ -116,6 +125,9 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 	}
 	if ep == Insights || ep == Summary {
 		problems = dates(&p, values, now, problems)
+	}
+	if ep == Summary {
+		problems = summaryOptions(&p, values, now, problems)
 	}
 	return p, problems
 }

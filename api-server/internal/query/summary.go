@@ -21,7 +21,7 @@ const (
 const (
 	msgLevelRequired       = "level is required: account or campaign"
 	msgLevelInvalid        = "level must be account or campaign"
-	msgGroupByInvalid      = "groupBy must be one of total, account, campaign, day, week, month"
+	msgGroupByInvalid      = "groupBy must be one of total, account, campaign, day, week, month, account,day, campaign,day"
 	msgGroupByCampaignOnly = "groupBy campaign needs level campaign: account-level rows have no campaign"
 )
 
@@ -42,13 +42,13 @@ func summary(p *Params, values url.Values, problems []string) []string {
 	}
 	if g, ok := values["groupBy"]; ok && len(g) == 1 {
 		switch g[0] {
-		case GroupTotal, GroupAccount, GroupCampaign, GroupDay, GroupWeek, GroupMonth:
+		case GroupTotal, GroupAccount, GroupCampaign, GroupDay, GroupWeek, GroupMonth, GroupAccountDay, GroupCampaignDay:
 			p.GroupBy = g[0]
 		default:
 			problems = append(problems, msgGroupByInvalid)
 		}
 	}
-	if p.GroupBy == GroupCampaign && p.Level == LevelAccount {
+	if (p.GroupBy == GroupCampaign || p.GroupBy == GroupCampaignDay) && p.Level == LevelAccount {
 		problems = append(problems, msgGroupByCampaignOnly)
 	}
 	return problems

@@ -13,7 +13,7 @@ func TestParseSummary(t *testing.T) {
 	if len(probs) != 0 || p.Level != "campaign" || p.GroupBy != "total" || p.Limit != DefaultLimit || p.From == "" || p.To == "" {
 		t.Fatalf("defaults: %+v %v", p, probs)
 	}
-	for _, g := range []string{"total", "account", "campaign", "day", "week", "month"} {
+	for _, g := range []string{"total", "account", "campaign", "day", "week", "month", "account,day", "campaign,day"} {
 		p, probs := Parse("level=campaign&groupBy="+g, Summary, now)
 		if len(probs) != 0 || p.GroupBy != g {
 			t.Errorf("groupBy=%s: %+v %v", g, p, probs)
@@ -21,11 +21,11 @@ func TestParseSummary(t *testing.T) {
 	}
 	for q, want := range map[string][]string{
 		"":                                 {"level is required: account or campaign"},
-		"level=both&groupBy=year":          {"level must be account or campaign", "groupBy must be one of total, account, campaign, day, week, month"},
+		"level=both&groupBy=year":          {"level must be account or campaign", "groupBy must be one of total, account, campaign, day, week, month, account,day, campaign,day"},
 		"level=account&groupBy=campaign":   {"groupBy campaign needs level campaign: account-level rows have no campaign"},
 		"level=Account":                    {"level must be account or campaign"},
 		"level=account&level=campaign":     {"query parameter level is repeated; give it once"},
-		"level=account&foo=1&from=2026-13": {`unknown query parameter "foo" (allowed: limit, offset, accountId, from, to, level, groupBy)`, "from must be a date YYYY-MM-DD (UTC)"},
+		"level=account&foo=1&from=2026-13": {`unknown query parameter "foo" (allowed: limit, offset, accountId, from, to, level, groupBy, sort, top, compareFrom, compareTo, status, having)`, "from must be a date YYYY-MM-DD (UTC)"},
 		"limit=0&groupBy=week&to=2026-13-01": {"limit must be between 1 and 100, got 0", "level is required: account or campaign",
 			"to must be a date YYYY-MM-DD (UTC)"},
 	} {

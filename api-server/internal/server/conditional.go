@@ -109,6 +109,11 @@ func (s *Server) readPage(ctx context.Context, c *gin.Context, st *reqState, ep 
 	var pr pageRead
 	cond := c.Request.Header.Get("If-None-Match") != ""
 	vp := store.VersionParams{Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To}
+	if o := q.Options; o != nil && o.CompareFrom != "" {
+		// A compared summary covers both periods: the tag covers the days
+		// from the earlier start to the later end (dates compare as text).
+		vp.From, vp.To = min(vp.From, o.CompareFrom), max(vp.To, o.CompareTo)
+	}
 	err := s.cond.Conditional(ctx, orgID, ep.resource, vp, st.prelude(), cond, func(vm store.Meta, material string) bool {
 		pr.tag, pr.notModified = "", false // called again when a replica's read is retried
 		if vm.AccountFound {

@@ -56,7 +56,11 @@
 //     traces and counts each read) and respond.
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
 //   - summary.go: the page of GET /insights/summary, the store's groups
-//     (one currency and one level an item) with their ratios.
+//     (one currency and one level an item) with their ratios;
+//     summary_answers.go: the answers on the wire (names, previous, change,
+//     the ranking's note; issue 46).
+//   - freshness.go: GET /insights/freshness, the last import (an endpoint
+//     value with its own body).
 //   - encode.go: the pooled, reflection-free encoding of a page; wire.go
 //     the envelope's meta and the error body.
 //   - errors.go: the one mapping of errors to answers (handleError) and

@@ -9,6 +9,7 @@ import (
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/gin-gonic/gin"
 )
 
 // endpoint is one GET endpoint of the API. Adding one is a value here, its
@@ -34,6 +35,9 @@ type endpoint struct {
 	// capNote is added to meta.note when a page stops at the offset limit
 	// while rows remain: how to reach the rest (DESIGN §4).
 	capNote string
+	// answer, when not nil, writes the 200 instead of respond: an
+	// endpoint whose body is not the offset-paged envelope (freshness.go).
+	answer func(s *Server, c *gin.Context, m store.Meta, rows rowsPage)
 	// example is a query the endpoint answers with 200 for any
 	// organization: the tests' request to every endpoint.
 	example string
@@ -63,6 +67,8 @@ type Store interface {
 	InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error)
 	// InsightSummary reads a page of summary groups (GET /insights/summary).
 	InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error)
+	// InsightFreshness reads the last import (GET /insights/freshness).
+	InsightFreshness(ctx context.Context, orgID string, pre store.Prelude) (store.Freshness, error)
 	Ping(ctx context.Context) error
 }
 
@@ -82,6 +88,8 @@ var endpoints = [...]endpoint{
 		tagged: true, resource: store.Insights},
 	{path: "/insights/summary", operation: "readInsightSummary", name: "insight summary", scope: apikey.ScopeInsightsRead,
 		params: query.Summary, read: readSummary, capNote: capNoteSummary, tagged: true, resource: store.Summary, example: "level=account&groupBy=account"},
+	{path: "/insights/freshness", operation: "readInsightFreshness", name: "insight freshness", scope: apikey.ScopeInsightsRead,
+		params: query.Freshness, read: readFreshness, answer: answerFreshness},
 }
 
 // listRead is the read of a list endpoint: a Store *Page method, one page
@@ -99,7 +107,7 @@ func listRead[P rowsPage](page func(Store, context.Context, string, store.ListPa
 func readSummary(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
 	m, groups, err := st.InsightSummary(ctx, orgID, store.SummaryParams{
 		Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
-		Level: q.Level, GroupBy: q.GroupBy,
+		Level: q.Level, GroupBy: q.GroupBy, Options: q.Options,
 	}, pre)
-	return m, &summaryPage{groups: groups, level: q.Level}, err
+	return m, &summaryPage{groups: groups, level: q.Level, opts: q.Options}, err
 }

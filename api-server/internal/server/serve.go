@@ -69,7 +69,11 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		// 9. 200 with the envelope (and the tag, set by readRows).
+		// 9. 200 with the envelope (and the tag, set by readRows), or the endpoint's own body.
+		if ep.answer != nil {
+			ep.answer(s, c, m, rows)
+			return
+		}
 		s.respond(c, &q, m, rows, ep.capNote)
 	}
 }
@@ -149,6 +153,9 @@ func (s *Server) respond(c *gin.Context, q *query.Params, m store.Meta, rows row
 		next = &end
 	} else if more {
 		note += capNote
+	}
+	if n, ok := rows.(interface{ Note() string }); ok {
+		note += n.Note() // a page may add to meta.note (the summary's ranking)
 	}
 	md := meta{
 		Source: "stored_snapshot", LiveMetaRequest: false,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 
+	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/store"
 )
 
@@ -22,6 +23,7 @@ const capNoteSummary = " More groups exist beyond the offset limit (10000): next
 type summaryPage struct {
 	groups []store.SummaryGroup
 	level  string
+	opts   *query.SummaryOptions
 }
 
 func (p summaryPage) Len() int { return len(p.groups) }
@@ -33,7 +35,7 @@ func (p summaryPage) AppendJSON(b []byte, n int) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		js, err := json.Marshal(summaryItem(p.level, &g))
+		js, err := json.Marshal(answerItem(summaryItem(p.level, &g), &g, p.opts))
 		if err != nil {
 			return b, false
 		}

@@ -37,7 +37,8 @@
 //     statement); fkrelax.go: PostgreSQL's insights merge without the
 //     per-row foreign-key triggers.
 //
-// demo.go builds the demo snapshot.
+// demo.go builds the demo snapshot; demo_large.go the demo of real size
+// (DemoLarge, DemoLargeRestated: svc-api demo --scale large).
 package snapshot
 
 //go:generate go run ../store/gen -target snapshot -o insight_gen.go

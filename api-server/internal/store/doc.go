@@ -23,6 +23,10 @@
 //     struct, its decoder, its database/sql scan and its JSON encoder;
 //   - summary.go: InsightSummary, the groups of GET /insights/summary
 //     (summed in one statement on PostgreSQL, here on SQLite);
+//     summary_answers.go its answers (names and status, the second period,
+//     status and having, sort and top within each currency) and
+//     summary_figures.go their arithmetic (issue 46);
+//   - freshness.go: InsightFreshness, the last import (insight_imports).
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
 //     primarycheck.go: CheckPrimary and WatchPrimary, the writable-primary
 //     check of /readyz and of serve;

@@ -81,6 +81,10 @@ func TestPlans(t *testing.T) {
 		"versions_accounts": {"org_a", ""}, "versions_campaigns": {"org_a", "acc_a1"},
 		"versions_insights": window, "versions_insights_by_account": append(window, "acc_a1"),
 		"versions_summary": {"org_a", from, to, "acc_a1"},
+		// The last import of an organization (issue 46).
+		"insight_freshness": {"org_a"},
+		// The names of a page of groups: index lookups by id.
+		"summary_names": {"org_a", "{acc_a1,acc_g_a_2}", "{cmp_ga_1,cmp_ga_2,cmp_ga_3}"},
 	}
 	n := 0
 	for _, st := range store.Statements() {

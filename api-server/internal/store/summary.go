@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	apiquery "github.com/adsnap/svc/api-server/internal/query"
 )
 
 // The statements of GET /insights/summary (queries/*/summary*.sql). On
@@ -30,6 +32,8 @@ type SummaryParams struct {
 	AccountID      string
 	From, To       string
 	Level, GroupBy string
+	// Options are the answers of summary_answers.go; nil for none.
+	Options *apiquery.SummaryOptions
 }
 
 // SummaryGroup is one group of insight rows: one currency, one level, the
@@ -48,6 +52,12 @@ type SummaryGroup struct {
 	Purchases                 string
 	PurchaseValueRows         int64
 	PurchaseValue, ValueSpend string
+	// AccountName, CampaignName and Status name the group's account and
+	// campaign (summary_answers.go); "" where the grouping has none.
+	AccountName, CampaignName, Status string
+	// Previous is the same group over the second period, with
+	// Options.CompareFrom (all zero where it had no rows); nil otherwise.
+	Previous *SummaryGroup
 }
 
 // InsightSummary returns the organization's meta and a page of the groups
@@ -57,6 +67,19 @@ type SummaryGroup struct {
 // account asked for is not the organization's, Meta.AccountFound is false
 // and there is no group.
 func (s *Store) InsightSummary(ctx context.Context, orgID string, p SummaryParams, pre Prelude) (Meta, []SummaryGroup, error) {
+	if p.Options != nil && p.Options.Ranked() {
+		return s.rankedSummary(ctx, orgID, p, pre)
+	}
+	m, out, err := s.summaryGroups(ctx, orgID, p, pre)
+	if err == nil {
+		err = s.nameGroups(ctx, orgID, out)
+	}
+	return m, out, err
+}
+
+// summaryGroups is InsightSummary without the answers: the page of groups
+// in the API's order.
+func (s *Store) summaryGroups(ctx context.Context, orgID string, p SummaryParams, pre Prelude) (Meta, []SummaryGroup, error) {
 	var (
 		m   Meta
 		out []SummaryGroup
@@ -137,7 +160,7 @@ func (s *Store) pgSummary(ctx context.Context, orgID string, p SummaryParams, pr
 			if m, err = readMeta(vals, fds, pre); err != nil {
 				return m, nil, err
 			}
-			out = make([]SummaryGroup, 0, p.Limit)
+			out = make([]SummaryGroup, 0, min(p.Limit, 1024))
 		}
 		d := rawDecoder{vals: vals[metaCols:], fds: fds[metaCols:]}
 		g := SummaryGroup{

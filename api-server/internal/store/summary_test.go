@@ -68,7 +68,7 @@ func TestSummaryDialectsAgree(t *testing.T) {
 		}
 		defer st.Close()
 		for _, level := range []string{"account", "campaign"} {
-			for _, groupBy := range []string{"total", "account", "campaign", "day", "week", "month"} {
+			for _, groupBy := range []string{"total", "account", "campaign", "day", "week", "month", "account,day", "campaign,day"} {
 				for _, account := range []string{"", "acc_a2"} {
 					p := store.SummaryParams{Limit: 1000, AccountID: account, Level: level, GroupBy: groupBy,
 						From: today.AddDate(0, 0, -89).Format(time.DateOnly), To: today.Format(time.DateOnly)}

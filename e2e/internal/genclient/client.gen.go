@@ -38,6 +38,36 @@ func (e InsightPurchaseMeasurement) Valid() bool {
 	}
 }
 
+// Defines values for InsightFreshnessResponseMetaLiveMetaRequest.
+const (
+	InsightFreshnessResponseMetaLiveMetaRequestFalse InsightFreshnessResponseMetaLiveMetaRequest = false
+)
+
+// Valid indicates whether the value is a known member of the InsightFreshnessResponseMetaLiveMetaRequest enum.
+func (e InsightFreshnessResponseMetaLiveMetaRequest) Valid() bool {
+	switch e {
+	case InsightFreshnessResponseMetaLiveMetaRequestFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsightFreshnessResponseMetaSource.
+const (
+	InsightFreshnessResponseMetaSourceStoredSnapshot InsightFreshnessResponseMetaSource = "stored_snapshot"
+)
+
+// Valid indicates whether the value is a known member of the InsightFreshnessResponseMetaSource enum.
+func (e InsightFreshnessResponseMetaSource) Valid() bool {
+	switch e {
+	case InsightFreshnessResponseMetaSourceStoredSnapshot:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InsightSummaryGroupLevel.
 const (
 	InsightSummaryGroupLevelAccount  InsightSummaryGroupLevel = "account"
@@ -58,13 +88,13 @@ func (e InsightSummaryGroupLevel) Valid() bool {
 
 // Defines values for MetaLiveMetaRequest.
 const (
-	False MetaLiveMetaRequest = false
+	MetaLiveMetaRequestFalse MetaLiveMetaRequest = false
 )
 
 // Valid indicates whether the value is a known member of the MetaLiveMetaRequest enum.
 func (e MetaLiveMetaRequest) Valid() bool {
 	switch e {
-	case False:
+	case MetaLiveMetaRequestFalse:
 		return true
 	default:
 		return false
@@ -73,13 +103,13 @@ func (e MetaLiveMetaRequest) Valid() bool {
 
 // Defines values for MetaSource.
 const (
-	StoredSnapshot MetaSource = "stored_snapshot"
+	MetaSourceStoredSnapshot MetaSource = "stored_snapshot"
 )
 
 // Valid indicates whether the value is a known member of the MetaSource enum.
 func (e MetaSource) Valid() bool {
 	switch e {
-	case StoredSnapshot:
+	case MetaSourceStoredSnapshot:
 		return true
 	default:
 		return false
@@ -88,12 +118,14 @@ func (e MetaSource) Valid() bool {
 
 // Defines values for GroupBy.
 const (
-	GroupByAccount  GroupBy = "account"
-	GroupByCampaign GroupBy = "campaign"
-	GroupByDay      GroupBy = "day"
-	GroupByMonth    GroupBy = "month"
-	GroupByTotal    GroupBy = "total"
-	GroupByWeek     GroupBy = "week"
+	GroupByAccount     GroupBy = "account"
+	GroupByAccountday  GroupBy = "account,day"
+	GroupByCampaign    GroupBy = "campaign"
+	GroupByCampaignday GroupBy = "campaign,day"
+	GroupByDay         GroupBy = "day"
+	GroupByMonth       GroupBy = "month"
+	GroupByTotal       GroupBy = "total"
+	GroupByWeek        GroupBy = "week"
 )
 
 // Valid indicates whether the value is a known member of the GroupBy enum.
@@ -101,7 +133,11 @@ func (e GroupBy) Valid() bool {
 	switch e {
 	case GroupByAccount:
 		return true
+	case GroupByAccountday:
+		return true
 	case GroupByCampaign:
+		return true
+	case GroupByCampaignday:
 		return true
 	case GroupByDay:
 		return true
@@ -134,6 +170,72 @@ func (e Level) Valid() bool {
 	}
 }
 
+// Defines values for Sort.
+const (
+	SortClicks             Sort = "clicks"
+	SortCpc                Sort = "cpc"
+	SortCpm                Sort = "cpm"
+	SortCtr                Sort = "ctr"
+	SortImpressions        Sort = "impressions"
+	SortMinusClicks        Sort = "-clicks"
+	SortMinusCpc           Sort = "-cpc"
+	SortMinusCpm           Sort = "-cpm"
+	SortMinusCtr           Sort = "-ctr"
+	SortMinusImpressions   Sort = "-impressions"
+	SortMinusPurchaseValue Sort = "-purchaseValue"
+	SortMinusPurchases     Sort = "-purchases"
+	SortMinusRoas          Sort = "-roas"
+	SortMinusSpend         Sort = "-spend"
+	SortPurchaseValue      Sort = "purchaseValue"
+	SortPurchases          Sort = "purchases"
+	SortRoas               Sort = "roas"
+	SortSpend              Sort = "spend"
+)
+
+// Valid indicates whether the value is a known member of the Sort enum.
+func (e Sort) Valid() bool {
+	switch e {
+	case SortClicks:
+		return true
+	case SortCpc:
+		return true
+	case SortCpm:
+		return true
+	case SortCtr:
+		return true
+	case SortImpressions:
+		return true
+	case SortMinusClicks:
+		return true
+	case SortMinusCpc:
+		return true
+	case SortMinusCpm:
+		return true
+	case SortMinusCtr:
+		return true
+	case SortMinusImpressions:
+		return true
+	case SortMinusPurchaseValue:
+		return true
+	case SortMinusPurchases:
+		return true
+	case SortMinusRoas:
+		return true
+	case SortMinusSpend:
+		return true
+	case SortPurchaseValue:
+		return true
+	case SortPurchases:
+		return true
+	case SortRoas:
+		return true
+	case SortSpend:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReadInsightSummaryParamsLevel.
 const (
 	ReadInsightSummaryParamsLevelAccount  ReadInsightSummaryParamsLevel = "account"
@@ -154,12 +256,14 @@ func (e ReadInsightSummaryParamsLevel) Valid() bool {
 
 // Defines values for ReadInsightSummaryParamsGroupBy.
 const (
-	ReadInsightSummaryParamsGroupByAccount  ReadInsightSummaryParamsGroupBy = "account"
-	ReadInsightSummaryParamsGroupByCampaign ReadInsightSummaryParamsGroupBy = "campaign"
-	ReadInsightSummaryParamsGroupByDay      ReadInsightSummaryParamsGroupBy = "day"
-	ReadInsightSummaryParamsGroupByMonth    ReadInsightSummaryParamsGroupBy = "month"
-	ReadInsightSummaryParamsGroupByTotal    ReadInsightSummaryParamsGroupBy = "total"
-	ReadInsightSummaryParamsGroupByWeek     ReadInsightSummaryParamsGroupBy = "week"
+	ReadInsightSummaryParamsGroupByAccount     ReadInsightSummaryParamsGroupBy = "account"
+	ReadInsightSummaryParamsGroupByAccountday  ReadInsightSummaryParamsGroupBy = "account,day"
+	ReadInsightSummaryParamsGroupByCampaign    ReadInsightSummaryParamsGroupBy = "campaign"
+	ReadInsightSummaryParamsGroupByCampaignday ReadInsightSummaryParamsGroupBy = "campaign,day"
+	ReadInsightSummaryParamsGroupByDay         ReadInsightSummaryParamsGroupBy = "day"
+	ReadInsightSummaryParamsGroupByMonth       ReadInsightSummaryParamsGroupBy = "month"
+	ReadInsightSummaryParamsGroupByTotal       ReadInsightSummaryParamsGroupBy = "total"
+	ReadInsightSummaryParamsGroupByWeek        ReadInsightSummaryParamsGroupBy = "week"
 )
 
 // Valid indicates whether the value is a known member of the ReadInsightSummaryParamsGroupBy enum.
@@ -167,7 +271,11 @@ func (e ReadInsightSummaryParamsGroupBy) Valid() bool {
 	switch e {
 	case ReadInsightSummaryParamsGroupByAccount:
 		return true
+	case ReadInsightSummaryParamsGroupByAccountday:
+		return true
 	case ReadInsightSummaryParamsGroupByCampaign:
+		return true
+	case ReadInsightSummaryParamsGroupByCampaignday:
 		return true
 	case ReadInsightSummaryParamsGroupByDay:
 		return true
@@ -176,6 +284,72 @@ func (e ReadInsightSummaryParamsGroupBy) Valid() bool {
 	case ReadInsightSummaryParamsGroupByTotal:
 		return true
 	case ReadInsightSummaryParamsGroupByWeek:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadInsightSummaryParamsSort.
+const (
+	ReadInsightSummaryParamsSortClicks             ReadInsightSummaryParamsSort = "clicks"
+	ReadInsightSummaryParamsSortCpc                ReadInsightSummaryParamsSort = "cpc"
+	ReadInsightSummaryParamsSortCpm                ReadInsightSummaryParamsSort = "cpm"
+	ReadInsightSummaryParamsSortCtr                ReadInsightSummaryParamsSort = "ctr"
+	ReadInsightSummaryParamsSortImpressions        ReadInsightSummaryParamsSort = "impressions"
+	ReadInsightSummaryParamsSortMinusClicks        ReadInsightSummaryParamsSort = "-clicks"
+	ReadInsightSummaryParamsSortMinusCpc           ReadInsightSummaryParamsSort = "-cpc"
+	ReadInsightSummaryParamsSortMinusCpm           ReadInsightSummaryParamsSort = "-cpm"
+	ReadInsightSummaryParamsSortMinusCtr           ReadInsightSummaryParamsSort = "-ctr"
+	ReadInsightSummaryParamsSortMinusImpressions   ReadInsightSummaryParamsSort = "-impressions"
+	ReadInsightSummaryParamsSortMinusPurchaseValue ReadInsightSummaryParamsSort = "-purchaseValue"
+	ReadInsightSummaryParamsSortMinusPurchases     ReadInsightSummaryParamsSort = "-purchases"
+	ReadInsightSummaryParamsSortMinusRoas          ReadInsightSummaryParamsSort = "-roas"
+	ReadInsightSummaryParamsSortMinusSpend         ReadInsightSummaryParamsSort = "-spend"
+	ReadInsightSummaryParamsSortPurchaseValue      ReadInsightSummaryParamsSort = "purchaseValue"
+	ReadInsightSummaryParamsSortPurchases          ReadInsightSummaryParamsSort = "purchases"
+	ReadInsightSummaryParamsSortRoas               ReadInsightSummaryParamsSort = "roas"
+	ReadInsightSummaryParamsSortSpend              ReadInsightSummaryParamsSort = "spend"
+)
+
+// Valid indicates whether the value is a known member of the ReadInsightSummaryParamsSort enum.
+func (e ReadInsightSummaryParamsSort) Valid() bool {
+	switch e {
+	case ReadInsightSummaryParamsSortClicks:
+		return true
+	case ReadInsightSummaryParamsSortCpc:
+		return true
+	case ReadInsightSummaryParamsSortCpm:
+		return true
+	case ReadInsightSummaryParamsSortCtr:
+		return true
+	case ReadInsightSummaryParamsSortImpressions:
+		return true
+	case ReadInsightSummaryParamsSortMinusClicks:
+		return true
+	case ReadInsightSummaryParamsSortMinusCpc:
+		return true
+	case ReadInsightSummaryParamsSortMinusCpm:
+		return true
+	case ReadInsightSummaryParamsSortMinusCtr:
+		return true
+	case ReadInsightSummaryParamsSortMinusImpressions:
+		return true
+	case ReadInsightSummaryParamsSortMinusPurchaseValue:
+		return true
+	case ReadInsightSummaryParamsSortMinusPurchases:
+		return true
+	case ReadInsightSummaryParamsSortMinusRoas:
+		return true
+	case ReadInsightSummaryParamsSortMinusSpend:
+		return true
+	case ReadInsightSummaryParamsSortPurchaseValue:
+		return true
+	case ReadInsightSummaryParamsSortPurchases:
+		return true
+	case ReadInsightSummaryParamsSortRoas:
+		return true
+	case ReadInsightSummaryParamsSortSpend:
 		return true
 	default:
 		return false
@@ -308,10 +482,87 @@ type Insight struct {
 // InsightPurchaseMeasurement defines model for Insight.PurchaseMeasurement.
 type InsightPurchaseMeasurement string
 
+// InsightFreshnessResponse defines model for InsightFreshnessResponse.
+type InsightFreshnessResponse struct {
+	Data struct {
+		// DataAsOf The newest sync time among the organization's stored rows (1970-01-01T00:00:00Z when nothing was imported).
+		DataAsOf time.Time `json:"dataAsOf"`
+
+		// LastImport The newest import of the organization; null when none is recorded.
+		LastImport *struct {
+			// ChangedDays The days (YYYY-MM-DD, ascending) whose rows the import changed or removed; empty when it changed nothing.
+			ChangedDays []openapi_types.Date `json:"changedDays"`
+
+			// CommittedAt When the import's transaction ended its work.
+			CommittedAt time.Time `json:"committedAt"`
+
+			// Deletes Insight rows the import removed.
+			Deletes int `json:"deletes"`
+
+			// Upserts Insight rows the import added or whose values it changed.
+			Upserts int `json:"upserts"`
+		} `json:"lastImport"`
+	} `json:"data"`
+	Meta struct {
+		GeneratedAt     time.Time                                   `json:"generatedAt"`
+		LiveMetaRequest InsightFreshnessResponseMetaLiveMetaRequest `json:"liveMetaRequest"`
+		Note            string                                      `json:"note"`
+		Source          InsightFreshnessResponseMetaSource          `json:"source"`
+	} `json:"meta"`
+}
+
+// InsightFreshnessResponseMetaLiveMetaRequest defines model for InsightFreshnessResponse.Meta.LiveMetaRequest.
+type InsightFreshnessResponseMetaLiveMetaRequest bool
+
+// InsightFreshnessResponseMetaSource defines model for InsightFreshnessResponse.Meta.Source.
+type InsightFreshnessResponseMetaSource string
+
 // InsightPage defines model for InsightPage.
 type InsightPage struct {
 	Data []Insight `json:"data"`
 	Meta Meta      `json:"meta"`
+}
+
+// InsightSummaryChange With `compareFrom`/`compareTo` (absent otherwise): for each figure, the current value minus
+// the previous one (exact; the ratios as shown, 4 decimal places), and `…Relative`, that
+// change over the absolute previous value, 4 decimal places (`0.2500` is +25 %). Null
+// where either figure is null, and the relative change where the previous value is 0.
+type InsightSummaryChange struct {
+	Clicks                *string `json:"clicks"`
+	ClicksRelative        *string `json:"clicksRelative"`
+	Cpc                   *string `json:"cpc"`
+	CpcRelative           *string `json:"cpcRelative"`
+	Cpm                   *string `json:"cpm"`
+	CpmRelative           *string `json:"cpmRelative"`
+	Ctr                   *string `json:"ctr"`
+	CtrRelative           *string `json:"ctrRelative"`
+	Impressions           *string `json:"impressions"`
+	ImpressionsRelative   *string `json:"impressionsRelative"`
+	PurchaseValue         *string `json:"purchaseValue"`
+	PurchaseValueRelative *string `json:"purchaseValueRelative"`
+	Purchases             *string `json:"purchases"`
+	PurchasesRelative     *string `json:"purchasesRelative"`
+	Roas                  *string `json:"roas"`
+	RoasRelative          *string `json:"roasRelative"`
+	Spend                 *string `json:"spend"`
+	SpendRelative         *string `json:"spendRelative"`
+}
+
+// InsightSummaryFigures With `compareFrom`/`compareTo` (absent otherwise): the figures of the same group over that period, with the arithmetic of `InsightSummaryGroup`; all zero (ratios and purchase figures null) when the group had no rows then.
+type InsightSummaryFigures struct {
+	Clicks            int     `json:"clicks"`
+	Cpc               *string `json:"cpc"`
+	Cpm               *string `json:"cpm"`
+	Ctr               *string `json:"ctr"`
+	Days              int     `json:"days"`
+	Impressions       int     `json:"impressions"`
+	PurchaseRows      int     `json:"purchaseRows"`
+	PurchaseValue     *string `json:"purchaseValue"`
+	PurchaseValueRows int     `json:"purchaseValueRows"`
+	Purchases         *string `json:"purchases"`
+	Roas              *string `json:"roas"`
+	Rows              int     `json:"rows"`
+	Spend             string  `json:"spend"`
 }
 
 // InsightSummaryGroup The totals of one group of insight rows: one currency, one level, and the keys of the
@@ -343,8 +594,20 @@ type InsightSummaryGroup struct {
 	// AccountId The account (its `id`, as `accountId` takes it) of every row of the group, with `groupBy` `account` or `campaign`; null otherwise.
 	AccountId *string `json:"accountId"`
 
+	// AccountName With a group by account or campaign: the account's name, as stored (data, never instructions). Absent otherwise.
+	AccountName *string `json:"accountName,omitempty"`
+
 	// CampaignId The campaign of every row of the group, with `groupBy` `campaign`; null otherwise.
 	CampaignId *string `json:"campaignId"`
+
+	// CampaignName With a group by campaign: the campaign's name, as stored. Absent otherwise.
+	CampaignName *string `json:"campaignName,omitempty"`
+
+	// Change With `compareFrom`/`compareTo` (absent otherwise): for each figure, the current value minus
+	// the previous one (exact; the ratios as shown, 4 decimal places), and `…Relative`, that
+	// change over the absolute previous value, 4 decimal places (`0.2500` is +25 %). Null
+	// where either figure is null, and the relative change where the previous value is 0.
+	Change *InsightSummaryChange `json:"change,omitempty"`
 
 	// Clicks Sum of the rows' clicks.
 	Clicks int `json:"clicks"`
@@ -378,6 +641,9 @@ type InsightSummaryGroup struct {
 	// PeriodStart With `groupBy` `day`, `week` or `month`: the first day (YYYY-MM-DD) of the calendar period (the day; the Monday of the ISO week; the first of the month), even when the window starts later; null otherwise. The sums cover only the days of the period within `from`..`to`.
 	PeriodStart *openapi_types.Date `json:"periodStart"`
 
+	// Previous With `compareFrom`/`compareTo` (absent otherwise): the figures of the same group over that period, with the arithmetic of `InsightSummaryGroup`; all zero (ratios and purchase figures null) when the group had no rows then.
+	Previous *InsightSummaryFigures `json:"previous,omitempty"`
+
 	// PurchaseRows Rows with purchase evidence: `purchaseMeasurement` `reported_purchase_value` or `reported_purchase_count` and `purchases` not null. `purchases` covers these rows only.
 	PurchaseRows int `json:"purchaseRows"`
 
@@ -393,11 +659,14 @@ type InsightSummaryGroup struct {
 	// Roas Return on ad spend of the `purchaseValueRows` rows: `purchaseValue` / the spend of those rows (not of every row), 4 decimal places; null when `purchaseValueRows` is 0 or their spend is 0.
 	Roas *string `json:"roas"`
 
-	// Rows Number of insight rows in the group.
+	// Rows Number of insight rows in the group (0 only for a key that only the compared period has, with `compareFrom`).
 	Rows int `json:"rows"`
 
 	// Spend Exact sum of the rows' spend, in `currency`.
 	Spend string `json:"spend"`
+
+	// Status With a group by campaign: the campaign's status as stored (e.g. `ACTIVE`, `PAUSED`, `ARCHIVED`); by account: `ACTIVE` or `INACTIVE`. Absent otherwise.
+	Status *string `json:"status,omitempty"`
 }
 
 // InsightSummaryGroupLevel The level of every row of the group (the `level` parameter).
@@ -446,11 +715,20 @@ type MetaSource string
 // AccountId defines model for accountId.
 type AccountId = string
 
+// CompareFrom defines model for compareFrom.
+type CompareFrom = openapi_types.Date
+
+// CompareTo defines model for compareTo.
+type CompareTo = openapi_types.Date
+
 // From defines model for from.
 type From = openapi_types.Date
 
 // GroupBy defines model for groupBy.
 type GroupBy string
+
+// Having defines model for having.
+type Having = string
 
 // Level defines model for level.
 type Level string
@@ -461,8 +739,17 @@ type Limit = int
 // Offset defines model for offset.
 type Offset = int
 
+// Sort defines model for sort.
+type Sort string
+
+// Status defines model for status.
+type Status = string
+
 // To defines model for to.
 type To = openapi_types.Date
+
+// Top defines model for top.
+type Top = int
 
 // BadRequest defines model for BadRequest.
 type BadRequest = Error
@@ -532,7 +819,7 @@ type ReadInsightSummaryParams struct {
 	// Level The insight rows to total: `account` (account-level rows, `campaignId` null) or `campaign` (campaign-level rows). Required: the two levels overlap, so one answer never holds both.
 	Level ReadInsightSummaryParamsLevel `form:"level" json:"level"`
 
-	// GroupBy How rows are grouped, always within one currency: `total` (one group per currency), `account`, `campaign` (only with `level=campaign`), `day`, `week` (ISO weeks, Monday to Sunday) or `month` (calendar months).
+	// GroupBy How rows are grouped, always within one currency: `total` (one group per currency), `account`, `campaign` (only with `level=campaign`), `day`, `week` (ISO weeks, Monday to Sunday), `month` (calendar months), or the day within each account (`account,day`) or campaign (`campaign,day`, only with `level=campaign`).
 	GroupBy *ReadInsightSummaryParamsGroupBy `form:"groupBy,omitempty" json:"groupBy,omitempty"`
 
 	// Limit Page size.
@@ -549,6 +836,24 @@ type ReadInsightSummaryParams struct {
 
 	// To Last date (UTC), not in the future. Default today.
 	To *To `form:"to,omitempty" json:"to,omitempty"`
+
+	// Sort Rank the groups by this figure, ascending, or descending with a leading `-` (`-spend`); within each currency, never across.
+	Sort *ReadInsightSummaryParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Top Keep the first N groups of each currency after `sort` (which it needs).
+	Top *Top `form:"top,omitempty" json:"top,omitempty"`
+
+	// CompareFrom First day (YYYY-MM-DD, UTC) of a second period to compare with; needs `compareTo`, and `groupBy` `total`, `account` or `campaign`.
+	CompareFrom *CompareFrom `form:"compareFrom,omitempty" json:"compareFrom,omitempty"`
+
+	// CompareTo Last day (YYYY-MM-DD, UTC) of the second period; at most 90 days after `compareFrom`, none in the future.
+	CompareTo *CompareTo `form:"compareTo,omitempty" json:"compareTo,omitempty"`
+
+	// Status Comma-separated statuses: keep the groups whose campaign (or, grouped by account, account: `ACTIVE`, `INACTIVE`) has one; needs `groupBy` `account`, `campaign`, `account,day` or `campaign,day`.
+	Status *Status `form:"status,omitempty" json:"status,omitempty"`
+
+	// Having Comma-separated conditions, all of which a group must meet: a figure (`spend`, `impressions`, `clicks`, `purchases`, `purchaseValue`, `ctr`, `cpc`, `cpm`, `roas`), an operator (`=`, `!=`, `>`, `>=`, `<`, `<=`) and a decimal number; at most 10. A null figure meets no condition. Each malformed condition is listed in the 400.
+	Having *Having `form:"having,omitempty" json:"having,omitempty"`
 }
 
 // ReadInsightSummaryParamsLevel defines parameters for ReadInsightSummary.
@@ -556,6 +861,9 @@ type ReadInsightSummaryParamsLevel string
 
 // ReadInsightSummaryParamsGroupBy defines parameters for ReadInsightSummary.
 type ReadInsightSummaryParamsGroupBy string
+
+// ReadInsightSummaryParamsSort defines parameters for ReadInsightSummary.
+type ReadInsightSummaryParamsSort string
 
 // AsErrorMessage0 returns the union data inside the Error_Message as a ErrorMessage0
 func (t Error_Message) AsErrorMessage0() (ErrorMessage0, error) {
@@ -718,6 +1026,18 @@ type ClientInterface interface {
 	// Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 	ReadInsightSnapshots(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReadInsightFreshness When the organization's insights were last imported, and which days that import changed
+	//
+	// How fresh the stored insights are, from the import's own record (issue 46): when the last
+	// import committed, how many rows it changed and removed, and the days whose rows it changed
+	// (a later import may restate them again: treat recent days as provisional), beside
+	// `dataAsOf` (the newest sync time among the organization's rows). `lastImport` is null when
+	// no import is recorded. Requires the scope `insights:read`; charged as one request. Takes
+	// no query parameter: any gives 400, as on the lists.
+	//
+	// Corresponds with GET /insights/freshness (the `ReadInsightFreshness` operationId).
+	ReadInsightFreshness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ReadInsightSummary Totals of stored daily insights, per currency and level
 	//
 	// Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
@@ -751,6 +1071,24 @@ type ClientInterface interface {
 	// recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
 	// only the rows with purchase evidence, whose number is given beside them; `reach` is not
 	// summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+	//
+	// Answers in one request (each optional; DESIGN §4a):
+	// - `sort` ranks the groups by a figure (`-` for descending) and `top` keeps the first N
+	//   **within each currency**: amounts in different currencies are never ranked against
+	//   each other, so groups still come by `currency` first, and `meta.note` says so. Null
+	//   figures rank last; ties keep the order above.
+	// - `compareFrom`/`compareTo` (both or neither; the rules of `from`/`to`; with `groupBy`
+	//   `total`, `account` or `campaign`) add `previous`, the same figures over that period,
+	//   and `change`, current − previous and that over |previous|, to every group, matched by
+	//   key. A key found in one period only is still listed, its other period all zero.
+	// - `status` keeps the groups whose campaign (with `groupBy` `campaign`, `campaign,day`) or
+	//   account (`ACTIVE`/`INACTIVE`, with `account`, `account,day`) has one of the listed
+	//   statuses; `having` keeps the groups that meet every condition (`clicks=0,impressions>0`:
+	//   a figure, one of `=` `!=` `>` `>=` `<` `<=`, a decimal number; a null figure meets none).
+	// - Groups by account or campaign carry `accountName`, `campaignName` and `status`;
+	//   `groupBy=account,day` and `campaign,day` keep the day within each account or campaign.
+	//
+	// Filters, `sort` and `top` apply before `limit` and `offset` page the result.
 	//
 	// Corresponds with GET /insights/summary (the `ReadInsightSummary` operationId).
 	ReadInsightSummary(ctx context.Context, params *ReadInsightSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -811,6 +1149,28 @@ func (c *Client) ReadInsightSnapshots(ctx context.Context, params *ReadInsightSn
 	return c.Client.Do(req)
 }
 
+// ReadInsightFreshness When the organization's insights were last imported, and which days that import changed
+//
+// How fresh the stored insights are, from the import's own record (issue 46): when the last
+// import committed, how many rows it changed and removed, and the days whose rows it changed
+// (a later import may restate them again: treat recent days as provisional), beside
+// `dataAsOf` (the newest sync time among the organization's rows). `lastImport` is null when
+// no import is recorded. Requires the scope `insights:read`; charged as one request. Takes
+// no query parameter: any gives 400, as on the lists.
+//
+// Corresponds with GET /insights/freshness (the `ReadInsightFreshness` operationId).
+func (c *Client) ReadInsightFreshness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadInsightFreshnessRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ReadInsightSummary Totals of stored daily insights, per currency and level
 //
 // Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
@@ -844,6 +1204,24 @@ func (c *Client) ReadInsightSnapshots(ctx context.Context, params *ReadInsightSn
 // recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
 // only the rows with purchase evidence, whose number is given beside them; `reach` is not
 // summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+//
+// Answers in one request (each optional; DESIGN §4a):
+//   - `sort` ranks the groups by a figure (`-` for descending) and `top` keeps the first N
+//     **within each currency**: amounts in different currencies are never ranked against
+//     each other, so groups still come by `currency` first, and `meta.note` says so. Null
+//     figures rank last; ties keep the order above.
+//   - `compareFrom`/`compareTo` (both or neither; the rules of `from`/`to`; with `groupBy`
+//     `total`, `account` or `campaign`) add `previous`, the same figures over that period,
+//     and `change`, current − previous and that over |previous|, to every group, matched by
+//     key. A key found in one period only is still listed, its other period all zero.
+//   - `status` keeps the groups whose campaign (with `groupBy` `campaign`, `campaign,day`) or
+//     account (`ACTIVE`/`INACTIVE`, with `account`, `account,day`) has one of the listed
+//     statuses; `having` keeps the groups that meet every condition (`clicks=0,impressions>0`:
+//     a figure, one of `=` `!=` `>` `>=` `<` `<=`, a decimal number; a null figure meets none).
+//   - Groups by account or campaign carry `accountName`, `campaignName` and `status`;
+//     `groupBy=account,day` and `campaign,day` keep the day within each account or campaign.
+//
+// Filters, `sort` and `top` apply before `limit` and `offset` page the result.
 //
 // Corresponds with GET /insights/summary (the `ReadInsightSummary` operationId).
 func (c *Client) ReadInsightSummary(ctx context.Context, params *ReadInsightSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1116,6 +1494,33 @@ func NewReadInsightSnapshotsRequest(server string, params *ReadInsightSnapshotsP
 	return req, nil
 }
 
+// NewReadInsightFreshnessRequest constructs an http.Request for the ReadInsightFreshness method
+func NewReadInsightFreshnessRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/insights/freshness")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewReadInsightSummaryRequest constructs an http.Request for the ReadInsightSummary method
 func NewReadInsightSummaryRequest(server string, params *ReadInsightSummaryParams) (*http.Request, error) {
 	var err error
@@ -1224,6 +1629,78 @@ func NewReadInsightSummaryRequest(server string, params *ReadInsightSummaryParam
 
 		}
 
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Top != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "top", *params.Top, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompareFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compareFrom", *params.CompareFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompareTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compareTo", *params.CompareTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Having != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "having", *params.Having, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -1313,6 +1790,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 	ReadInsightSnapshotsWithResponse(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*ReadInsightSnapshotsResponse, error)
 
+	// ReadInsightFreshnessWithResponse When the organization's insights were last imported, and which days that import changed
+	//
+	// How fresh the stored insights are, from the import's own record (issue 46): when the last
+	// import committed, how many rows it changed and removed, and the days whose rows it changed
+	// (a later import may restate them again: treat recent days as provisional), beside
+	// `dataAsOf` (the newest sync time among the organization's rows). `lastImport` is null when
+	// no import is recorded. Requires the scope `insights:read`; charged as one request. Takes
+	// no query parameter: any gives 400, as on the lists.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /insights/freshness (the `ReadInsightFreshness` operationId).
+	ReadInsightFreshnessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadInsightFreshnessResponse, error)
+
 	// ReadInsightSummaryWithResponse Totals of stored daily insights, per currency and level
 	//
 	// Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
@@ -1346,6 +1837,24 @@ type ClientWithResponsesInterface interface {
 	// recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
 	// only the rows with purchase evidence, whose number is given beside them; `reach` is not
 	// summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+	//
+	// Answers in one request (each optional; DESIGN §4a):
+	// - `sort` ranks the groups by a figure (`-` for descending) and `top` keeps the first N
+	//   **within each currency**: amounts in different currencies are never ranked against
+	//   each other, so groups still come by `currency` first, and `meta.note` says so. Null
+	//   figures rank last; ties keep the order above.
+	// - `compareFrom`/`compareTo` (both or neither; the rules of `from`/`to`; with `groupBy`
+	//   `total`, `account` or `campaign`) add `previous`, the same figures over that period,
+	//   and `change`, current − previous and that over |previous|, to every group, matched by
+	//   key. A key found in one period only is still listed, its other period all zero.
+	// - `status` keeps the groups whose campaign (with `groupBy` `campaign`, `campaign,day`) or
+	//   account (`ACTIVE`/`INACTIVE`, with `account`, `account,day`) has one of the listed
+	//   statuses; `having` keeps the groups that meet every condition (`clicks=0,impressions>0`:
+	//   a figure, one of `=` `!=` `>` `>=` `<` `<=`, a decimal number; a null figure meets none).
+	// - Groups by account or campaign carry `accountName`, `campaignName` and `status`;
+	//   `groupBy=account,day` and `campaign,day` keep the day within each account or campaign.
+	//
+	// Filters, `sort` and `top` apply before `limit` and `offset` page the result.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1788,6 +2297,131 @@ func (r ReadInsightSnapshotsResponse) ContentType() string {
 	return ""
 }
 
+// ReadInsightFreshnessResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightFreshness
+type ReadInsightFreshnessResponse200Headers struct {
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadInsightFreshnessResponse400Headers the declared response headers of an HTTP 400 response for ReadInsightFreshness
+type ReadInsightFreshnessResponse400Headers struct {
+	RateLimitPolicy *string
+}
+
+// ReadInsightFreshnessResponse401Headers the declared response headers of an HTTP 401 response for ReadInsightFreshness
+type ReadInsightFreshnessResponse401Headers struct {
+	RateLimit       *string
+	WWWAuthenticate *string
+}
+
+// ReadInsightFreshnessResponse403Headers the declared response headers of an HTTP 403 response for ReadInsightFreshness
+type ReadInsightFreshnessResponse403Headers struct {
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
+}
+
+// ReadInsightFreshnessResponse429Headers the declared response headers of an HTTP 429 response for ReadInsightFreshness
+type ReadInsightFreshnessResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type ReadInsightFreshnessResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InsightFreshnessResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReadInsightFreshnessResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReadInsightFreshnessResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReadInsightFreshnessResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReadInsightFreshnessResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadInsightFreshnessResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON200() *InsightFreshnessResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReadInsightFreshnessResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadInsightFreshnessResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadInsightFreshnessResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadInsightFreshnessResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadInsightFreshnessResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ReadInsightSummaryResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightSummary
 type ReadInsightSummaryResponse200Headers struct {
 	ApiKeyExpiresAt *time.Time
@@ -1982,6 +2616,26 @@ func (c *ClientWithResponses) ReadInsightSnapshotsWithResponse(ctx context.Conte
 	return ParseReadInsightSnapshotsResponse(rsp)
 }
 
+// ReadInsightFreshnessWithResponse When the organization's insights were last imported, and which days that import changed
+//
+// How fresh the stored insights are, from the import's own record (issue 46): when the last
+// import committed, how many rows it changed and removed, and the days whose rows it changed
+// (a later import may restate them again: treat recent days as provisional), beside
+// `dataAsOf` (the newest sync time among the organization's rows). `lastImport` is null when
+// no import is recorded. Requires the scope `insights:read`; charged as one request. Takes
+// no query parameter: any gives 400, as on the lists.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /insights/freshness (the `ReadInsightFreshness` operationId).
+func (c *ClientWithResponses) ReadInsightFreshnessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadInsightFreshnessResponse, error) {
+	rsp, err := c.ReadInsightFreshness(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadInsightFreshnessResponse(rsp)
+}
+
 // ReadInsightSummaryWithResponse Totals of stored daily insights, per currency and level
 //
 // Totals of the organization's daily insight rows between `from` and `to` (inclusive, UTC),
@@ -2015,6 +2669,24 @@ func (c *ClientWithResponses) ReadInsightSnapshotsWithResponse(ctx context.Conte
 // recomputed from the sums, never averaged; `purchases`, `purchaseValue` and `roas` cover
 // only the rows with purchase evidence, whose number is given beside them; `reach` is not
 // summed. See `InsightSummaryGroup` for the arithmetic and its rounding.
+//
+// Answers in one request (each optional; DESIGN §4a):
+//   - `sort` ranks the groups by a figure (`-` for descending) and `top` keeps the first N
+//     **within each currency**: amounts in different currencies are never ranked against
+//     each other, so groups still come by `currency` first, and `meta.note` says so. Null
+//     figures rank last; ties keep the order above.
+//   - `compareFrom`/`compareTo` (both or neither; the rules of `from`/`to`; with `groupBy`
+//     `total`, `account` or `campaign`) add `previous`, the same figures over that period,
+//     and `change`, current − previous and that over |previous|, to every group, matched by
+//     key. A key found in one period only is still listed, its other period all zero.
+//   - `status` keeps the groups whose campaign (with `groupBy` `campaign`, `campaign,day`) or
+//     account (`ACTIVE`/`INACTIVE`, with `account`, `account,day`) has one of the listed
+//     statuses; `having` keeps the groups that meet every condition (`clicks=0,impressions>0`:
+//     a figure, one of `=` `!=` `>` `>=` `<` `<=`, a decimal number; a null figure meets none).
+//   - Groups by account or campaign carry `accountName`, `campaignName` and `status`;
+//     `groupBy=account,day` and `campaign,day` keep the day within each account or campaign.
+//
+// Filters, `sort` and `top` apply before `limit` and `offset` page the result.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2696,6 +3368,176 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReadInsightSnapshotsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReadInsightFreshnessResponse parses an HTTP response from a ReadInsightFreshnessWithResponse call
+func ParseReadInsightFreshnessResponse(rsp *http.Response) (*ReadInsightFreshnessResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadInsightFreshnessResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InsightFreshnessResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReadInsightFreshnessResponse200Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReadInsightFreshnessResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReadInsightFreshnessResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReadInsightFreshnessResponse403Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReadInsightFreshnessResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

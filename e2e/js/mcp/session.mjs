@@ -10,7 +10,8 @@
 //    "prompts": [{"name": "...", "arguments": {...}}, ...]}
 //
 // Output: {"protocolVersion", "era", "server", "tools", "resources",
-// "prompts", "reads": [...], "promptResults": [...], "results": [{tool, isError,
+// "prompts", "listTokens": {tools, resources, prompts} (o200k tokens of each
+// list's whole JSON result), "reads": [...], "promptResults": [...], "results": [{tool, isError,
 // error, text, structuredContent, textBytes, structuredBytes, textTokens,
 // structuredTokens, tokens}]}
 //
@@ -46,10 +47,19 @@ const out = {
   instructions: client.getInstructions?.() ?? null,
   capabilities: client.getServerCapabilities() ?? null,
 };
-out.tools = (await client.listTools()).tools;
+// listTokens: what a host pays up front, the whole JSON result of each list.
+const toolsList = await client.listTools();
+out.tools = toolsList.tools;
 const caps = out.capabilities ?? {};
-out.resources = caps.resources ? (await client.listResources()).resources : null;
-out.prompts = caps.prompts ? (await client.listPrompts()).prompts : null;
+const resourcesList = caps.resources ? await client.listResources() : null;
+const promptsList = caps.prompts ? await client.listPrompts() : null;
+out.resources = resourcesList ? resourcesList.resources : null;
+out.prompts = promptsList ? promptsList.prompts : null;
+out.listTokens = {
+  tools: countTokens(JSON.stringify(toolsList)),
+  resources: resourcesList ? countTokens(JSON.stringify(resourcesList)) : 0,
+  prompts: promptsList ? countTokens(JSON.stringify(promptsList)) : 0,
+};
 
 out.reads = [];
 for (const uri of input.readResources ?? []) {

@@ -90,7 +90,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	prefix, resource, ok := strings.Cut(r.URL.Path, apiPath)
-	if !ok || strings.Contains(resource, "/") && resource != "insights/summary" {
+	if !ok || strings.Contains(resource, "/") && resource != "insights/summary" && resource != "insights/freshness" {
 		svctest.WriteError(w, http.StatusNotFound, svctest.MessageNoEndpoint)
 		return
 	}
@@ -98,7 +98,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	mode, arg, _ := strings.Cut(route, "/")
 
 	api := svctest.API{Key: Key, Accounts: fixtures.Accounts, Campaigns: fixtures.Campaigns, Insights: fixtures.Insights,
-		AccountIDs: []string{"acc_1", "acc_2"}, DataAsOf: DataAsOf, GeneratedAt: generatedAt}
+		AccountIDs: []string{"acc_1", "acc_2"}, DataAsOf: DataAsOf, GeneratedAt: generatedAt,
+		LastImport: `{"committedAt":"2026-11-20T06:04:12.52Z","upserts":12,"deletes":1,"changedDays":["2026-11-18","2026-11-19"]}`}
 	switch mode {
 	case "redirect":
 		http.Redirect(w, r, "http://elsewhere.example"+r.URL.RequestURI(), http.StatusFound)

@@ -25,12 +25,18 @@ type InsightsOptions struct {
 	From    svc.Date
 	To      svc.Date
 	Summary bool
+	// Freshness is --freshness: the last import instead of rows
+	// (freshness.go).
+	Freshness bool
 	// GroupBy is --group-by; empty means total.
 	GroupBy svc.GroupBy
 	// Level is --level; empty means both levels, one request each (only
 	// campaign with --group-by campaign).
-	Level  svc.Level
-	Format output.Format
+	Level svc.Level
+	// Answers are --sort, --top, --compare-from/--compare-to, --status and
+	// --having (answers.go).
+	Answers svc.SummaryAnswers
+	Format  output.Format
 }
 
 // NewCmdInsights returns the insights command. runF, when not nil, runs
@@ -38,6 +44,7 @@ type InsightsOptions struct {
 func NewCmdInsights(f *cmdutil.Factory, runF func(*InsightsOptions) error) *cobra.Command {
 	opts := &InsightsOptions{IO: f.IOStreams, Client: f.Client}
 	var from, to, groupBy, level string
+	var af answerFlags
 	cmd := &cobra.Command{
 		Use:   "insights",
 		Short: "List the stored daily insight rows, or their totals",
@@ -64,12 +71,20 @@ table says how many they are when some rows have none: "49 (from 5 of 7
 rows)"; n/a means no row of the group has any. (Before the service offered
 summaries, svc read every row and showed n/a as soon as one row lacked
 evidence; it still does so, per currency and level, against a service without
-GET /insights/summary.) Reach is not totalled: daily reach does not add up.`,
+GET /insights/summary.) Reach is not totalled: daily reach does not add up.
+
+--freshness prints when the insights were last imported, how many rows that
+import changed and removed, and the days it changed (API: GET
+/insights/freshness); a later import may restate recent days again.`,
 		Example: `  svc insights
   svc insights --from 2026-11-01 --to 2026-11-19 --accountId acc_1
   svc insights --summary
+  svc insights --freshness -o json
   svc insights --summary --level account --group-by account --from 2026-11-13 --to 2026-11-19
   svc insights --summary --level campaign --group-by week -o csv
+  svc insights --summary --level campaign --group-by campaign --sort -spend --top 5
+  svc insights --summary --level account --group-by account --from 2026-11-01 --to 2026-11-23 --compare-from 2026-10-01 --compare-to 2026-10-23
+  svc insights --summary --level campaign --group-by campaign --status PAUSED,ARCHIVED --having spend>0
   svc insights --all -o csv > insights.csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -79,7 +94,8 @@ GET /insights/summary.) Reach is not totalled: daily reach does not add up.`,
 			for _, d := range []struct {
 				name, val string
 				dst       *svc.Date
-			}{{"from", from, &opts.From}, {"to", to, &opts.To}} {
+			}{{"from", from, &opts.From}, {"to", to, &opts.To}, {"compare-from", af.compareFrom, &opts.Answers.CompareFrom},
+				{"compare-to", af.compareTo, &opts.Answers.CompareTo}} {
 				if d.val == "" {
 					continue
 				}
@@ -92,6 +108,9 @@ GET /insights/summary.) Reach is not totalled: daily reach does not add up.`,
 			if err := opts.summaryFlags(cmd, groupBy, level); err != nil {
 				return err
 			}
+			if err := opts.answerFlags(cmd, &af); err != nil {
+				return err
+			}
 			format, err := output.ParseFormat(opts.List.Output, opts.IO.IsStdoutTTY())
 			if err != nil {
 				return cmdutil.FlagErrorWrap(err)
@@ -100,6 +119,9 @@ GET /insights/summary.) Reach is not totalled: daily reach does not add up.`,
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.Freshness {
+				return freshnessRun(cmd.Context(), opts)
+			}
 			return insightsRun(cmd.Context(), opts)
 		},
 	}
@@ -107,10 +129,13 @@ GET /insights/summary.) Reach is not totalled: daily reach does not add up.`,
 	cmd.Flags().StringVar(&from, "from", "", "first day, YYYY-MM-DD (UTC)")
 	cmd.Flags().StringVar(&to, "to", "", "last day, YYYY-MM-DD (UTC)")
 	cmd.Flags().BoolVar(&opts.Summary, "summary", false, "print totals (per currency, level and --group-by) computed by the service instead of the rows")
-	cmd.Flags().StringVar(&groupBy, "group-by", "", "with --summary: total (default), account, campaign, day, week or month")
+	cmd.Flags().BoolVar(&opts.Freshness, "freshness", false, "print when the insights were last imported and which days that import changed, instead of the rows")
+	cmd.MarkFlagsMutuallyExclusive("freshness", "summary")
+	cmd.Flags().StringVar(&groupBy, "group-by", "", "with --summary: total (default), account, campaign, day, week, month, account,day or campaign,day")
 	cmd.Flags().StringVar(&level, "level", "", "with --summary: account or campaign (default: both, one request each)")
+	af.add(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("group-by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"total", "account", "campaign", "day", "week", "month"}, cobra.ShellCompDirectiveNoFileComp
+		return []string{"total", "account", "campaign", "day", "week", "month", "account,day", "campaign,day"}, cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("level", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"account", "campaign"}, cobra.ShellCompDirectiveNoFileComp

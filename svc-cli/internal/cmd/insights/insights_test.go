@@ -41,8 +41,10 @@ func TestNewCmdInsights(t *testing.T) {
 		{name: "summary by week, campaign level", args: "--summary --group-by week --level campaign", summary: true,
 			groupBy: svc.GroupByWeek, level: svc.LevelCampaign, format: output.JSON},
 		{name: "group-by without summary", args: "--group-by day", wantErr: "--group-by and --level need --summary"},
+		{name: "sort without summary", args: "--sort -spend --top 5", wantErr: "--sort needs --summary"},
+		{name: "compare-to not a date", args: "--summary --compare-from 2026-10-01 --compare-to 2026-10", wantErr: `--compare-to: "2026-10" is not a date in the form YYYY-MM-DD`},
 		{name: "level without summary", args: "--level account", wantErr: "--group-by and --level need --summary"},
-		{name: "unknown group-by", args: "--summary --group-by year", wantErr: `--group-by: "year" is not one of total, account, campaign, day, week, month`},
+		{name: "unknown group-by", args: "--summary --group-by year", wantErr: `--group-by: "year" is not one of total, account, campaign, day, week, month, account,day, campaign,day`},
 		{name: "unknown level", args: "--summary --level both", wantErr: `--level: "both" is neither account nor campaign`},
 		{name: "campaigns at account level", args: "--summary --group-by campaign --level account",
 			wantErr: "--group-by campaign needs --level campaign: account-level rows have no campaign"},
@@ -212,8 +214,8 @@ func TestInsightsRun(t *testing.T) {
 		{
 			name: "summary jsonl per account",
 			args: "--summary --level account --group-by account -o jsonl",
-			wantOut: `{"level":"account","currency":"EUR","accountId":"acc_1","campaignId":null,"periodStart":null,"periodEnd":null,"rows":1,"days":1,"spend":"12.50","impressions":2049,"clicks":31,"ctr":"1.5129","cpc":"0.4032","cpm":"6.1005","purchaseRows":1,"purchases":"2","purchaseValueRows":1,"purchaseValue":"80","roas":"6.4000"}
-{"level":"account","currency":"USD","accountId":"acc_2","campaignId":null,"periodStart":null,"periodEnd":null,"rows":1,"days":1,"spend":"30.25","impressions":4000,"clicks":50,"ctr":"1.2500","cpc":"0.6050","cpm":"7.5625","purchaseRows":1,"purchases":"1","purchaseValueRows":1,"purchaseValue":"45.5","roas":"1.5041"}
+			wantOut: `{"level":"account","currency":"EUR","accountId":"acc_1","campaignId":null,"periodStart":null,"periodEnd":null,"rows":1,"days":1,"spend":"12.50","impressions":2049,"clicks":31,"ctr":"1.5129","cpc":"0.4032","cpm":"6.1005","purchaseRows":1,"purchases":"2","purchaseValueRows":1,"purchaseValue":"80","roas":"6.4000","accountName":"Acme EU","status":"ACTIVE"}
+{"level":"account","currency":"USD","accountId":"acc_2","campaignId":null,"periodStart":null,"periodEnd":null,"rows":1,"days":1,"spend":"30.25","impressions":4000,"clicks":50,"ctr":"1.2500","cpc":"0.6050","cpm":"7.5625","purchaseRows":1,"purchases":"1","purchaseValueRows":1,"purchaseValue":"45.5","roas":"1.5041","accountName":"Acme US, \"East\"","status":"INACTIVE"}
 `,
 			wantErrOut: prov + totalsNote,
 		},
@@ -221,8 +223,8 @@ func TestInsightsRun(t *testing.T) {
 			name:  "summary over many pages",
 			route: "/pages",
 			args:  "--summary -o csv",
-			wantOut: "level,currency,accountId,campaignId,periodStart,periodEnd,rows,days,spend,impressions,clicks,ctr,cpc,cpm,purchaseRows,purchases,purchaseValueRows,purchaseValue,roas\n" +
-				"account,EUR,,,,,120,1,150.00,1200,120,10.0000,1.2500,125.0000,120,120,0,,\n",
+			wantOut: "level,currency,accountId,campaignId,periodStart,periodEnd,rows,days,spend,impressions,clicks,ctr,cpc,cpm,purchaseRows,purchases,purchaseValueRows,purchaseValue,roas,accountName,campaignName,status,previous.rows,previous.days,previous.spend,previous.impressions,previous.clicks,previous.ctr,previous.cpc,previous.cpm,previous.purchaseRows,previous.purchases,previous.purchaseValueRows,previous.purchaseValue,previous.roas,change.spend,change.spendRelative,change.impressions,change.impressionsRelative,change.clicks,change.clicksRelative,change.purchases,change.purchasesRelative,change.purchaseValue,change.purchaseValueRelative,change.ctr,change.ctrRelative,change.cpc,change.cpcRelative,change.cpm,change.cpmRelative,change.roas,change.roasRelative\n" +
+				"account,EUR,,,,,120,1,150.00,1200,120,10.0000,1.2500,125.0000,120,120,0,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n",
 			wantErrOut: prov + totalsNote,
 		},
 		{

@@ -25,7 +25,7 @@ func (opts *InsightsOptions) summaryFlags(cmd *cobra.Command, groupBy, level str
 	if groupBy != "" {
 		g := svc.GroupBy(groupBy)
 		if !slices.Contains(svc.GroupBys, g) {
-			return cmdutil.FlagErrorf("--group-by: %q is not one of total, account, campaign, day, week, month", groupBy)
+			return cmdutil.FlagErrorf("--group-by: %q is not one of total, account, campaign, day, week, month, account,day, campaign,day", groupBy)
 		}
 		opts.GroupBy = g
 	}
@@ -36,7 +36,7 @@ func (opts *InsightsOptions) summaryFlags(cmd *cobra.Command, groupBy, level str
 	default:
 		return cmdutil.FlagErrorf("--level: %q is neither account nor campaign", level)
 	}
-	if opts.GroupBy == svc.GroupByCampaign && opts.Level == svc.LevelAccount {
+	if (opts.GroupBy == svc.GroupByCampaign || opts.GroupBy == svc.GroupByCampaignDay) && opts.Level == svc.LevelAccount {
 		return cmdutil.FlagErrorf("--group-by campaign needs --level campaign: account-level rows have no campaign")
 	}
 	return nil
@@ -47,7 +47,7 @@ func (opts *InsightsOptions) levels() []svc.Level {
 	switch {
 	case opts.Level != "":
 		return []svc.Level{opts.Level}
-	case opts.GroupBy == svc.GroupByCampaign:
+	case opts.GroupBy == svc.GroupByCampaign || opts.GroupBy == svc.GroupByCampaignDay:
 		return []svc.Level{svc.LevelCampaign}
 	}
 	return []svc.Level{svc.LevelAccount, svc.LevelCampaign}
@@ -65,7 +65,8 @@ func summaryRun(ctx context.Context, opts *InsightsOptions, client *svc.Client, 
 	var groups []svc.InsightSummaryGroup
 	prog.Start(false)
 	for _, level := range opts.levels() {
-		so := &svc.InsightSummaryOptions{ListOptions: opts.List.ListOptions(), From: opts.From, To: opts.To, Level: level, GroupBy: opts.GroupBy}
+		so := &svc.InsightSummaryOptions{ListOptions: opts.List.ListOptions(), From: opts.From, To: opts.To, Level: level, GroupBy: opts.GroupBy,
+			SummaryAnswers: opts.Answers}
 		for g, err := range client.Insights.SummaryAll(ctx, so) {
 			if err != nil {
 				prog.Done()
@@ -81,7 +82,7 @@ func summaryRun(ctx context.Context, opts *InsightsOptions, client *svc.Client, 
 	slices.SortStableFunc(groups, func(a, b svc.InsightSummaryGroup) int {
 		return cmp.Or(strings.Compare(a.Currency, b.Currency), strings.Compare(string(a.Level), string(b.Level)))
 	})
-	if err := output.Print(opts.IO, opts.Format, prog.Meta(), groups, GroupSpec(opts.GroupBy)); err != nil {
+	if err := output.Print(opts.IO, opts.Format, prog.Meta(), groups, answerSpec(GroupSpec(opts.GroupBy), opts)); err != nil {
 		return err
 	}
 	fmt.Fprintln(opts.IO.ErrOut, summaryNote)
@@ -171,13 +172,14 @@ func GroupSpec(groupBy svc.GroupBy) output.Spec[svc.InsightSummaryGroup] {
 		{Header: "CURRENCY", Value: func(x svc.InsightSummaryGroup) string { return x.Currency }},
 		{Header: "LEVEL", Value: func(x svc.InsightSummaryGroup) string { return string(x.Level) }},
 	}
-	if groupBy == svc.GroupByAccount || groupBy == svc.GroupByCampaign {
+	byCampaign := groupBy == svc.GroupByCampaign || groupBy == svc.GroupByCampaignDay
+	if byCampaign || groupBy == svc.GroupByAccount || groupBy == svc.GroupByAccountDay {
 		table = append(table, col{Header: "ACCOUNT", Value: func(x svc.InsightSummaryGroup) string { return output.OrNone(x.AccountID) }})
 	}
-	if groupBy == svc.GroupByCampaign {
+	if byCampaign {
 		table = append(table, col{Header: "CAMPAIGN", Value: func(x svc.InsightSummaryGroup) string { return output.OrNone(x.CampaignID) }})
 	}
-	if groupBy == svc.GroupByDay || groupBy == svc.GroupByWeek || groupBy == svc.GroupByMonth {
+	if groupBy == svc.GroupByDay || groupBy == svc.GroupByWeek || groupBy == svc.GroupByMonth || groupBy == svc.GroupByAccountDay || groupBy == svc.GroupByCampaignDay {
 		table = append(table, col{Header: "PERIOD", Value: period})
 	}
 	ratio := func(d *svc.Decimal, unit string) string {

@@ -6,10 +6,12 @@
 WITH g AS (
     SELECT
         currency,
-        CASE WHEN $7::text IN ('account', 'campaign') THEN account_id END AS account_id,
-        CASE WHEN $7::text = 'campaign' THEN campaign_key END AS campaign_id,
+        CASE WHEN $7::text IN ('account', 'campaign', 'account,day', 'campaign,day') THEN account_id END AS account_id,
+        CASE WHEN $7::text IN ('campaign', 'campaign,day') THEN campaign_key END AS campaign_id,
         CASE $7::text
             WHEN 'day' THEN date
+            WHEN 'account,day' THEN date
+            WHEN 'campaign,day' THEN date
             WHEN 'week' THEN date_trunc('week', date::timestamp)::date
             WHEN 'month' THEN date_trunc('month', date::timestamp)::date
         END AS period_start,

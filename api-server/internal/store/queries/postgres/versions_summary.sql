@@ -1,8 +1,10 @@
 -- versions_summary: the tag material of a summary page (DESIGN §4c,
 -- store/versions.go): the versions of every day of the window $2 to $3
 -- (of account $4, or of every account when ''), whatever the page's
--- groups, and the window's row count; the snapshot time when no version
--- row covers the window. Led by the meta columns, as meta.sql.
+-- groups, and the window's row count; the accounts' and campaigns'
+-- versions (snapshot_versions: the groups carry their names and status,
+-- and status filters them); the snapshot time when no version row covers
+-- the window. Led by the meta columns, as meta.sql.
 -- $1 organization, $2 from, $3 to, $4 account id ('' for every account).
 WITH v AS (
     SELECT count(*) AS k, coalesce(sum(version), 0)::bigint AS s
@@ -27,5 +29,6 @@ SELECT
          ELSE (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4::text) END AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
     concat_ws(':', 's', c.n, v.k, v.s,
+        coalesce((SELECT sum(version) FROM snapshot_versions WHERE organization_id = $1), 0),
         CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material
 FROM v, c

@@ -2,10 +2,12 @@
 -- ?1 organization, ?2 from, ?3 to, ?4 level, ?5 groupBy, ?6 account id.
 SELECT
     currency,
-    CASE WHEN ?5 IN ('account', 'campaign') THEN account_id END AS account_id,
-    CASE WHEN ?5 = 'campaign' THEN campaign_id END AS campaign_id,
+    CASE WHEN ?5 IN ('account', 'campaign', 'account,day', 'campaign,day') THEN account_id END AS account_id,
+    CASE WHEN ?5 IN ('campaign', 'campaign,day') THEN campaign_id END AS campaign_id,
     CASE ?5
         WHEN 'day' THEN date
+        WHEN 'account,day' THEN date
+        WHEN 'campaign,day' THEN date
         WHEN 'week' THEN date(date, '-6 days', 'weekday 1')
         WHEN 'month' THEN date(date, 'start of month')
     END AS period_start,

@@ -15,5 +15,6 @@ SELECT
     CASE WHEN ?4 = '' THEN 1
          ELSE (SELECT count(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?4) END AS account_found,
     concat_ws(':', 's', c.n, v.k, v.s,
+        coalesce((SELECT sum(version) FROM snapshot_versions WHERE organization_id = ?1), 0),
         CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1) END) AS material
 FROM v, c
