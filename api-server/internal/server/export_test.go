@@ -8,13 +8,14 @@ type TestEndpoint struct {
 	Path    string // under BasePath
 	Scope   apikey.Scope
 	Example string // a query it answers with 200
+	Tagged  bool   // its 200s carry an ETag (DESIGN §4c)
 }
 
 // Endpoints are the endpoint table's values, for the external tests.
 func Endpoints() []TestEndpoint {
 	out := make([]TestEndpoint, len(endpoints))
 	for i, ep := range endpoints {
-		out[i] = TestEndpoint{Path: ep.path, Scope: ep.scope, Example: ep.example}
+		out[i] = TestEndpoint{Path: ep.path, Scope: ep.scope, Example: ep.example, Tagged: ep.tagged}
 	}
 	return out
 }
