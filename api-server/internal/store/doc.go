@@ -19,6 +19,10 @@
 //   - resources_gen.go: written by gen from schema: per resource the row
 //     struct, its decoder, its database/sql scan and its JSON encoder;
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
+//   - changes.go: the changes feed (ChangesPage: a first sync, or the
+//     changes of a watermark window, changes.sql and changes_first.sql; on
+//     Routed only from a replica that has replayed up to the window), and
+//     TokenSecret, the sync tokens' HMAC key the migrations generated;
 //   - errors.go: which errors are the database's unavailability.
 //
 // The page statements select only the columns SPEC §2 returns; the columns
