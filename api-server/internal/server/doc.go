@@ -3,8 +3,8 @@
 //
 // # The request pipeline
 //
-// Every GET /api/v1/developer/accounts|campaigns|insights and
-// /insights/summary run the steps of
+// Every GET /api/v1/developer/accounts|campaigns|insights,
+// /insights/summary and /insights/changes run the steps of
 // DESIGN §3 in this order (routes.go lists them as the middleware chain):
 //
 //  1. Request id, panic recovery, access log, and the headers of every
@@ -43,6 +43,11 @@
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
 //   - summary.go: GET /insights/summary, steps 7 to 9 over the store's
 //     groups (one currency and one level an item), paged like the lists.
+//   - changes.go: GET /insights/changes, steps 7 to 9 over the store's
+//     changes feed (a first sync, or the changes since a sync token, paged
+//     by cursors); synctoken.go: its tokens and cursors, opaque and bound
+//     to the organization by an HMAC (Config.TokenSecret, or the store's
+//     generated secret).
 //   - handlers.go: steps 7 to 9; encode.go the pooled, reflection-free
 //     encoding of a page; wire.go the envelope's meta and the error body.
 //   - errors.go: the one mapping of errors to answers (handleError, fail).

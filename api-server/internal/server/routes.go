@@ -100,6 +100,7 @@ func NewHandlers(cfg Config) (*Handlers, error) {
 	get(api, "/campaigns", s.authorize(apikey.ScopeCampaignsRead), list(s, query.Campaigns, s.store.CampaignsPage, capNoteCampaigns))
 	get(api, "/insights", s.authorize(apikey.ScopeInsightsRead), list(s, query.Insights, s.store.InsightsPage, capNoteInsights))
 	get(api, "/insights/summary", s.authorize(apikey.ScopeInsightsRead), s.insightSummary) // summary.go
+	get(api, "/insights/changes", s.authorize(apikey.ScopeInsightsRead), s.insightChanges) // changes.go
 	return &Handlers{API: r, Readiness: http.HandlerFunc(s.readyDetail), draining: &s.draining}, nil
 }
 
@@ -114,6 +115,9 @@ func newServer(cfg Config) (*Server, error) {
 	}
 	if l.KeyPerMinute <= 0 || l.OrgPerMinute <= 0 || l.IPPerMinute <= 0 {
 		return nil, fmt.Errorf("server: every limit must be positive, got key %d, org %d, ip %d", l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
+	}
+	if n := len(cfg.TokenSecret); n > 0 && n < minTokenSecret {
+		return nil, fmt.Errorf("server: the token secret must be at least %d bytes, got %d", minTokenSecret, n)
 	}
 	v6 := cmp.Or(cfg.IPv6Prefix, DefaultIPv6Prefix)
 	if v6 < 1 || v6 > 128 {
@@ -138,9 +142,10 @@ func newServer(cfg Config) (*Server, error) {
 		s.downloads = site
 	}
 	s.known, _ = cfg.Keys.(knownKeys)
-	s.replicas, _ = cfg.Store.(replicaStatus)  // before instrument wraps the store
-	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
-	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
+	s.replicas, _ = cfg.Store.(replicaStatus)           // before instrument wraps the store
+	s.partial = partialOf(cfg.Limiter)                  // likewise the limiter (limiternodes.go)
+	s.readyCheck, _ = cfg.Store.(readyChecker)          // and the store's readiness check (primaryready.go)
+	s.tokens = newTokenKeys(cfg.TokenSecret, cfg.Store) // likewise the store's token secret (synctoken.go)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))
