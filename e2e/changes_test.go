@@ -46,6 +46,8 @@ type changesEnv struct {
 	dbURL   string
 	bin     harness.Binaries
 	fix     *harness.Fixture
+	// contract, when set, checks every answer of get against openapi.yaml.
+	contract *harness.Contract
 }
 
 // newChangesEnv migrates a fresh database, imports the fixture, creates the
@@ -113,6 +115,11 @@ func (e *changesEnv) get(t *testing.T, q url.Values, key string) (int, []byte) {
 	resp, body, err := harness.Get(t.Context(), http.DefaultClient, e.srv.URL+"/api/v1/developer/insights/changes?"+q.Encode(), key)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if e.contract != nil {
+		if err := e.contract.Check(t.Context(), resp, body); err != nil {
+			t.Error(err)
+		}
 	}
 	return resp.StatusCode, body
 }
@@ -474,6 +481,19 @@ func TestChangesFeedRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.keys["alpha"] = ek
+	// Every answer below, and a first and an incremental page, match
+	// openapi.yaml.
+	contract, err := harness.LoadContract(t.Context(), []string{e.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.contract = contract
+	e.changeAll(t) // an import: upserts and a removal, then a page of them
+	for _, q := range []url.Values{{"limit": {"2"}}, {"since": {alpha.token}}} {
+		if status, _ := e.get(t, q, e.keys["alpha"]); status != 200 {
+			t.Fatalf("%v: %d", q, status)
+		}
+	}
 	_, body := e.get(t, url.Values{"limit": {"1"}}, e.keys["beta"])
 	var p struct {
 		Meta struct {
@@ -552,6 +572,18 @@ func (e *changesEnv) explain(t *testing.T, got, want map[string]string) {
 		}
 		if _, ok := want[id]; !ok && got[id] != "" {
 			t.Logf("entry %s txid %s seq %d %s", id, txid, seq, kind)
+		}
+	}
+}
+
+// changeAll restates two rows of the organization alpha and removes one, as
+// an import records it.
+func (e *changesEnv) changeAll(t *testing.T) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 3; i++ {
+		if err := e.randomImport(t, rng, harness.OrgAlpha); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
