@@ -327,7 +327,7 @@ func (e *changesEnv) importOnce(ctx context.Context, rng *rand.Rand, org string)
 				return err
 			}
 		}
-		time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond) // let the imports interleave
+		time.Sleep(time.Duration(rng.IntN(200)) * time.Microsecond) // let the imports interleave
 	}
 	return tx.Commit()
 }
