@@ -111,9 +111,11 @@ type results struct {
 	MCP       mcpResult                        `json:"mcp"`
 	// SummaryP50 is the p50 of the summary endpoints one request at a time,
 	// per server (summary.go; issue 34).
-	SummaryP50 summaryP50     `json:"summary_p50_ms"`
-	Targets    []targetResult `json:"targets"`
-	Notes      []string       `json:"notes"`
+	SummaryP50 summaryP50 `json:"summary_p50_ms"`
+	// Changes is the changes feed's run (changes.go; issue 42).
+	Changes changesResult  `json:"changes"`
+	Targets []targetResult `json:"targets"`
+	Notes   []string       `json:"notes"`
 }
 
 type mcpResult struct {
@@ -209,6 +211,9 @@ func runSize(ctx context.Context, r *rig, res *results, rows int) error {
 		if res.SummaryP50, err = measureP50(ctx, servers, summaryEndpoints(r.today), 101); err != nil {
 			return err
 		}
+	}
+	if main {
+		res.Changes = r.changesRun(ctx, sp, db, false) // issue 42: svc-api only, after the others (it writes the change log)
 	}
 	m := measured["svc-api"]
 	res.Scale[rows] = map[string]loadResult{"/insights offset 0": m["/insights offset 0"], "/insights offset 10000": m["/insights offset 10000"]}

@@ -18,6 +18,9 @@
 // headers, the filtering of insight rows by date (rows are returned, and
 // summed, whatever their date; from and to are only checked).
 //
+// GET /insights/changes is answered from Insights (a first sync) and Changes
+// (changes.go).
+//
 // GET /insights/summary (api-server/openapi.yaml, readInsightSummary) is
 // answered from Insights by the rules of openapi.yaml's InsightSummaryGroup;
 // e2e checks its answers against that document and against its own oracle
@@ -129,6 +132,11 @@ type API struct {
 	// /insights/summary (before issue 34) does: 404 for that path, for
 	// clients that fall back to reading every row.
 	NoSummary bool
+	// Changes is the change log of GET /insights/changes, oldest first (a
+	// sync token is a position in it); ChangesPrunedBelow is the least
+	// position a token may hold (older: 410). changes.go.
+	Changes            []ChangeEntry
+	ChangesPrunedBelow int
 }
 
 // WriteError writes the error body of SPEC §7: statusCode and message (a
@@ -220,6 +228,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rows = a.Campaigns
 	case "insights":
 		rows = a.Insights
+	case "insights/changes": // changes.go
 	case "insights/summary":
 		rows = a.Insights
 		if !a.NoSummary {
@@ -243,6 +252,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	scope, _, _ := strings.Cut(resource, "/")
 	if scope += ":read"; a.Scopes != nil && !slices.Contains(a.Scopes, scope) {
 		WriteError(w, http.StatusForbidden, MessageMissingScope(scope))
+		return
+	}
+	if resource == "insights/changes" {
+		a.serveChanges(w, r.URL.RawQuery)
 		return
 	}
 	now := time.Now

@@ -6,6 +6,8 @@
 //
 //   - query.go: Parse (step 7: every problem listed), Inspect (credential
 //     names and organization overrides in the query) and OrgHeader;
+//   - changes.go: ParseChanges, the query of GET /insights/changes (since,
+//     cursor, limit; accountId, from and to refused);
 //   - guard.go: ScreenURL (every path), GuardAPI (step 2 on the API) and
 //     AcceptRequestID;
 //   - keyshape.go: KeyShaped and URLHoldsKey, a developer key recognised in

@@ -21,6 +21,9 @@ const (
 	// Summary is GET /insights/summary: Insights' parameters, level and
 	// groupBy (summary.go).
 	Summary
+	// Changes is GET /insights/changes: since, cursor and limit, read by
+	// ParseChanges (changes.go).
+	Changes
 )
 
 // Limits of SPEC §4 and §8.
@@ -45,6 +48,8 @@ type Params struct {
 	From, To  string // YYYY-MM-DD, inclusive (insights only)
 	// Level and GroupBy: Summary only (summary.go).
 	Level, GroupBy string
+	// Since and Cursor: Changes only (changes.go), opaque here.
+	Since, Cursor string
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -63,6 +68,10 @@ func allowed(ep Endpoint) []string {
 // returns every problem found, in a stable order; Params is meaningful only
 // when there is none.
 func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
+	if ep == Changes {
+		cp, problems := ParseChanges(rawQuery)
+		return Params{Limit: cp.Limit, Since: cp.Since, Cursor: cp.Cursor}, problems
+	}
 	p := Params{Limit: DefaultLimit}
 	var problems []string
 	values, err := url.ParseQuery(rawQuery)

@@ -57,6 +57,11 @@
 //   - edge.go, guard.go, limits.go, auth.go, admit.go: the steps above.
 //   - summary.go: the page of GET /insights/summary, the store's groups
 //     (one currency and one level an item) with their ratios.
+//   - changes.go: GET /insights/changes's read (a first sync, or the
+//     changes since a sync token, paged by cursors) and its envelope;
+//     synctoken.go: its tokens and cursors, opaque and bound to the
+//     organization by an HMAC (Config.TokenSecret, or the store's
+//     generated secret).
 //   - encode.go: the pooled, reflection-free encoding of a page; wire.go
 //     the envelope's meta and the error body.
 //   - errors.go: the one mapping of errors to answers (handleError) and

@@ -9,6 +9,7 @@ import (
 	"github.com/adsnap/svc/api-server/internal/query"
 	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/keys-admin/apikey"
+	"github.com/gin-gonic/gin"
 )
 
 // endpoint is one GET endpoint of the API. Adding one is a value here, its
@@ -37,13 +38,15 @@ type endpoint struct {
 	// example is a query the endpoint answers with 200 for any
 	// organization: the tests' request to every endpoint.
 	example string
+	// envelope writes a page in an envelope other than the offset-paged
+	// one (nil: respond's): the changes feed's cursors and sync token
+	// (changes.go, DESIGN §4b). It releases the page.
+	envelope envelopeFunc
 	// Where what is coming goes: a conditional-response tag (DESIGN §4c)
 	// is a field here read like the rows, through readRows' key check
 	// (a 304 is an answer like a 200: never for a key no longer valid),
-	// and serve decides it between steps 7 and 8; an envelope other than
-	// the offset-paged one (a cursor-paged feed, DESIGN §4b) is a field
-	// here that respond's caller uses instead; more query parameters are
-	// a query.Endpoint and what its read passes on.
+	// and serve decides it between steps 7 and 8; more query parameters
+	// are a query.Endpoint and what its read passes on.
 }
 
 // Store reads snapshot rows (*store.Store, *store.Routed): every
@@ -59,11 +62,17 @@ type Store interface {
 	InsightsPage(ctx context.Context, orgID string, p store.ListParams, pre store.Prelude) (store.Meta, *store.InsightPage, error)
 	// InsightSummary reads a page of summary groups (GET /insights/summary).
 	InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error)
+	// ChangesPage reads a page of the changes feed (GET /insights/changes).
+	ChangesPage(ctx context.Context, orgID string, p store.ChangesParams, pre store.Prelude) (store.ChangesMeta, *store.ChangePage, error)
 	Ping(ctx context.Context) error
 }
 
-// readFunc is an endpoint's read; see endpoint.read.
-type readFunc func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error)
+// readFunc is an endpoint's read; see endpoint.read. It reads s.store
+// (and what else of s it needs: the changes feed's token key).
+type readFunc func(ctx context.Context, s *Server, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error)
+
+// envelopeFunc is an endpoint's own envelope; see endpoint.envelope.
+type envelopeFunc func(s *Server, c *gin.Context, q *query.Params, m store.Meta, rows rowsPage)
 
 // endpoints are the API's endpoints, in openapi.yaml's order.
 var endpoints = [...]endpoint{
@@ -75,13 +84,15 @@ var endpoints = [...]endpoint{
 		params: query.Insights, read: listRead(Store.InsightsPage), capNote: capNoteInsights},
 	{path: "/insights/summary", operation: "readInsightSummary", name: "insight summary", scope: apikey.ScopeInsightsRead,
 		params: query.Summary, read: readSummary, capNote: capNoteSummary, example: "level=account&groupBy=account"},
+	{path: "/insights/changes", operation: "readInsightChanges", name: "insight changes", scope: apikey.ScopeInsightsRead,
+		params: query.Changes, read: readChanges, envelope: respondChanges},
 }
 
 // listRead is the read of a list endpoint: a Store *Page method, one page
 // of limit+1 rows (the extra one says whether a next page exists).
 func listRead[P rowsPage](page func(Store, context.Context, string, store.ListParams, store.Prelude) (store.Meta, P, error)) readFunc {
-	return func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
-		m, rows, err := page(st, ctx, orgID, store.ListParams{
+	return func(ctx context.Context, s *Server, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+		m, rows, err := page(s.store, ctx, orgID, store.ListParams{
 			Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To}, pre)
 		return m, rows, err
 	}
@@ -89,8 +100,8 @@ func listRead[P rowsPage](page func(Store, context.Context, string, store.ListPa
 
 // readSummary is the read of GET /insights/summary (summary.go): a page of
 // limit+1 groups.
-func readSummary(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
-	m, groups, err := st.InsightSummary(ctx, orgID, store.SummaryParams{
+func readSummary(ctx context.Context, s *Server, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+	m, groups, err := s.store.InsightSummary(ctx, orgID, store.SummaryParams{
 		Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
 		Level: q.Level, GroupBy: q.GroupBy,
 	}, pre)

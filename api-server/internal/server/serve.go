@@ -68,7 +68,12 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		// 9. 200 with the envelope.
+		// 9. 200 with the envelope: the endpoint's own, else the
+		// offset-paged one.
+		if ep.envelope != nil {
+			ep.envelope(s, c, &q, m, rows)
+			return
+		}
 		s.respond(c, &q, m, rows, ep.capNote)
 	}
 }
@@ -85,7 +90,7 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 func (s *Server) readRows(c *gin.Context, st *reqState, ep *endpoint, span string, q *query.Params) (store.Meta, rowsPage, bool) {
 	ctx, cancel := s.dbContext(c)
 	ctx, sp := child(ctx, s.tracer, span)
-	m, rows, err := ep.read(ctx, s.store, st.orgID(), *q, st.prelude())
+	m, rows, err := ep.read(ctx, s, st.orgID(), *q, st.prelude())
 	s.readDone(sp, ep.name, err)
 	cancel()
 	keyOK := s.checkKeyWithRows(c, st, err) // admitted still: it may read the key's state alone (a moved epoch)

@@ -26,6 +26,10 @@
 //   - replicas.go: Routed, the pages read on PostgreSQL read replicas;
 //     primarycheck.go: CheckPrimary and WatchPrimary, the writable-primary
 //     check of /readyz and of serve;
+//   - changes.go: the changes feed (ChangesPage: a first sync, or the
+//     changes of a watermark window, changes.sql and changes_first.sql; on
+//     Routed only from a replica that has replayed up to the window), and
+//     TokenSecret, the sync tokens' HMAC key the migrations generated;
 //   - errors.go: which errors are the database's unavailability.
 //   - checkedsum.go: sums of counts checked for overflow (ErrCountOverflow).
 //
