@@ -56,6 +56,15 @@ func testDouble(t *testing.T, e *env) {
 		{"no key", "/accounts", ""},
 		{"unknown key", "/accounts", "svc_live_" + strings.Repeat("A", 43)},
 		{"unknown endpoint", "/nope", key},
+		// The changes feed (issue 42): a first sync's page, and refusals.
+		{"changes page", "/insights/changes?limit=2", key},
+		{"changes limit and unknown", "/insights/changes?limit=0&offset=1", key},
+		{"changes with accountId and from", "/insights/changes?accountId=acc_1&from=2026-01-01", key},
+		{"changes since and cursor", "/insights/changes?since=abc&cursor=def", key},
+		{"changes unknown token", "/insights/changes?since=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", key},
+		{"changes unknown cursor", "/insights/changes?cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", key},
+		{"changes token not URL-safe", "/insights/changes?since=a%2Bb", key},
+		{"changes missing scope", "/insights/changes", accountsOnly},
 	}
 
 	for _, file := range doubleFixtures {

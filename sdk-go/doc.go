@@ -56,4 +56,22 @@
 //
 // [InsightsService.SummaryAll] iterates over every group. The client-side
 // [SummarizeInsights] (deprecated) totals rows already read.
+//
+// # Keeping a copy current
+//
+// [InsightsService.Changes] reads one sync of the organization's insight
+// rows: with token "" every current row, then, with the token the previous
+// sync ended with, exactly the rows changed and removed since. Store the
+// token with the copy; on [ErrResyncRequired] empty the copy and sync from "":
+//
+//	for ch, err := range client.Insights.Changes(ctx, token) {
+//		if err != nil {
+//			return err // errors.Is(err, svc.ErrResyncRequired): resync
+//		}
+//		switch ch.Kind {
+//		case svc.ChangeUpsert: // save ch.Insight under ch.ID
+//		case svc.ChangeDelete: // remove ch.ID
+//		case svc.ChangeSyncToken: // store ch.SyncToken with the copy
+//		}
+//	}
 package svc

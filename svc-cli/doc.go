@@ -14,6 +14,7 @@
 // Layout (after cli/cli): cmd/svc/main.go calls internal/svccmd.Main; each
 // command is a package under internal/cmd with NewCmdX(f, runF); the shared
 // pieces are internal/cmdutil (Factory, flags, exit codes), internal/iostreams,
-// internal/output (table, json, jsonl, csv) and internal/listing (paging).
+// internal/output (table, json, jsonl, csv), internal/listing (paging) and
+// internal/localcopy (the SQLite copy of `svc insights sync`).
 // This package holds no code, only the scenario and distribution tests.
 package svccli

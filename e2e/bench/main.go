@@ -39,7 +39,8 @@
 //	BENCH_OUT           results directory (default <repo>/bench/results)
 //	BENCH_MODE          all (default: the HTTP runs, then the import run), http, import
 //	                    (the import run alone; its settings are in importbench.go), or summary
-//	                    (the summary run of summary.go alone, without wrk)
+//	                    (the summary run of summary.go alone, without wrk), or changes
+//	                    (the changes feed's run of changes.go alone, without wrk)
 //
 // `bench tracing` (tracing.go) measures the request path with metrics and
 // traces off and on; `make bench` runs it after the main harness.
@@ -76,6 +77,13 @@ func main() {
 		return
 	}
 	mode := envOr("BENCH_MODE", "all")
+	if mode == "changes" {
+		if err := runChangesBench(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench changes:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if mode == "summary" {
 		if err := runSummaryBench(); err != nil {
 			fmt.Fprintln(os.Stderr, "bench summary:", err)
@@ -84,7 +92,7 @@ func main() {
 		return
 	}
 	if mode != "all" && mode != "http" && mode != "import" {
-		fmt.Fprintln(os.Stderr, "bench: BENCH_MODE: want all, http, import or summary")
+		fmt.Fprintln(os.Stderr, "bench: BENCH_MODE: want all, http, import, summary or changes")
 		os.Exit(2)
 	}
 	if mode != "import" {

@@ -114,8 +114,10 @@ type results struct {
 	SummaryP50 summaryP50 `json:"summary_p50_ms"`
 	// Conditional is the issue 43 run: compression and 304s (conditional.go).
 	Conditional conditionalResult `json:"conditional"`
-	Targets     []targetResult    `json:"targets"`
-	Notes       []string          `json:"notes"`
+	// Changes is the changes feed's run (changes.go; issue 42).
+	Changes changesResult  `json:"changes"`
+	Targets []targetResult `json:"targets"`
+	Notes   []string       `json:"notes"`
 }
 
 type mcpResult struct {
@@ -217,6 +219,7 @@ func runSize(ctx context.Context, r *rig, res *results, rows int) error {
 		if e := res.Conditional.Err; e != "" {
 			res.Notes = append(res.Notes, "Issue 43 run failed: "+e)
 		}
+		res.Changes = r.changesRun(ctx, sp, db, false) // issue 42: svc-api only, after the others (it writes the change log)
 	}
 	m := measured["svc-api"]
 	res.Scale[rows] = map[string]loadResult{"/insights offset 0": m["/insights offset 0"], "/insights offset 10000": m["/insights offset 10000"]}

@@ -18,6 +18,9 @@
 // headers, the filtering of insight rows by date (rows are returned, and
 // summed, whatever their date; from and to are only checked).
 //
+// GET /insights/changes is answered from Insights (a first sync) and Changes
+// (changes.go).
+//
 // GET /insights/summary (api-server/openapi.yaml, readInsightSummary) is
 // answered from Insights by the rules of openapi.yaml's InsightSummaryGroup;
 // e2e checks its answers against that document and against its own oracle
@@ -133,6 +136,11 @@ type API struct {
 	// ("null" for none); "" answers that path 404, as a svc-api older than
 	// issue 46 does (freshness.go).
 	LastImport string
+	// Changes is the change log of GET /insights/changes, oldest first (a
+	// sync token is a position in it); ChangesPrunedBelow is the least
+	// position a token may hold (older: 410). changes.go.
+	Changes            []ChangeEntry
+	ChangesPrunedBelow int
 }
 
 // WriteError writes the error body of SPEC §7: statusCode and message (a
@@ -229,6 +237,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			WriteError(w, http.StatusNotFound, MessageNoEndpoint)
 			return
 		}
+	case "insights/changes": // changes.go
 	case "insights/summary":
 		rows = a.Insights
 		if !a.NoSummary {
@@ -256,6 +265,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if resource == "insights/freshness" {
 		a.serveFreshness(w, r)
+		return
+	}
+	if resource == "insights/changes" {
+		a.serveChanges(w, r.URL.RawQuery)
 		return
 	}
 	now := time.Now

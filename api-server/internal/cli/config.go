@@ -35,16 +35,18 @@ type config struct {
 	SiteURL        string
 	TrustedProxies string
 	DownloadsDir   string
-	Limits         server.Limits
-	LogLevel       string
-	PprofAddr      string
-	MetricsAddr    string
-	DBMaxConns     int
-	MaxInFlight    int
-	DBDeadline     time.Duration
-	IdleTimeout    time.Duration
-	MaxConnsPerIP  int
-	IPv6Prefix     int
+	// TokenSecret is server.Config.TokenSecret (--token-secret).
+	TokenSecret   string
+	Limits        server.Limits
+	LogLevel      string
+	PprofAddr     string
+	MetricsAddr   string
+	DBMaxConns    int
+	MaxInFlight   int
+	DBDeadline    time.Duration
+	IdleTimeout   time.Duration
+	MaxConnsPerIP int
+	IPv6Prefix    int
 	// DrainDelay: see addDrainFlag (drain.go); 0 outside serve.
 	DrainDelay time.Duration
 	// KeyRecheck: see addKeyRecheckFlag (keyrecheck.go).
@@ -178,6 +180,8 @@ func addServeFlags(fs *pflag.FlagSet, c *config, e *envErrors) {
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", os.Getenv("SVC_TRUSTED_PROXIES"),
 		"comma-separated IPs/CIDRs of proxies whose X-Forwarded-For is believed (no other forwarding header is); default none (env SVC_TRUSTED_PROXIES)")
 	fs.StringVar(&c.DownloadsDir, "downloads-dir", os.Getenv("SVC_DOWNLOADS_DIR"), "directory served under /developers/ (env SVC_DOWNLOADS_DIR)")
+	fs.StringVar(&c.TokenSecret, "token-secret", os.Getenv("SVC_TOKEN_SECRET"),
+		"HMAC key (16 bytes or more) of the changes feed's sync tokens and cursors; default: the one the migrations generated and stored in the database, shared by every replica. Changing it makes the tokens issued before a 400: clients sync again from scratch (env SVC_TOKEN_SECRET)")
 	fs.IntVar(&c.DBMaxConns, "database-max-conns", e.int("SVC_DATABASE_MAX_CONNS", 0),
 		"size of the database connection pool; 0: on PostgreSQL 4 per CPU (GOMAXPROCS), at least 8, 20 outside serve; 4 on SQLite (env SVC_DATABASE_MAX_CONNS)")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", e.int("SVC_MAX_IN_FLIGHT", 0),

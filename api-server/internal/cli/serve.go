@@ -278,7 +278,7 @@ func buildServer(c *config, db *database.DB, ks *keys.Authenticator, reads serve
 		OpenAPIJSON: openapi, DownloadsDir: c.DownloadsDir, Logger: log, AccessLog: c.accessLog(),
 		DownloadsSiteURL: c.SiteURL,
 		MaxInFlight:      c.maxInFlight(db), DatabaseDeadline: c.DBDeadline,
-		Metrics: tel.metrics, Tracer: tel.tracer,
+		Metrics: tel.metrics, Tracer: tel.tracer, TokenSecret: []byte(c.TokenSecret),
 	})
 	if err != nil {
 		return nil, nil, usageError{err}

@@ -24,6 +24,9 @@ const (
 	Summary
 	// Freshness is GET /insights/freshness: no parameter (issue 46).
 	Freshness
+	// Changes is GET /insights/changes: since, cursor and limit, read by
+	// ParseChanges (changes.go).
+	Changes
 )
 
 // Limits of SPEC §4 and §8.
@@ -51,6 +54,8 @@ type Params struct {
 	// Params stays comparable.
 	Level, GroupBy string
 	Options        *SummaryOptions
+	// Since and Cursor: Changes only (changes.go), opaque here.
+	Since, Cursor string
 }
 
 var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -72,6 +77,10 @@ func allowed(ep Endpoint) []string {
 // returns every problem found, in a stable order; Params is meaningful only
 // when there is none.
 func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
+	if ep == Changes {
+		cp, problems := ParseChanges(rawQuery)
+		return Params{Limit: cp.Limit, Since: cp.Since, Cursor: cp.Cursor}, problems
+	}
 	p := Params{Limit: DefaultLimit}
 	var problems []string
 	values, err := url.ParseQuery(rawQuery)

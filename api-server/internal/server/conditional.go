@@ -103,7 +103,7 @@ type pageRead struct {
 func (s *Server) readPage(ctx context.Context, c *gin.Context, st *reqState, ep *endpoint, q *query.Params) (pageRead, error) {
 	orgID := st.orgID()
 	if !ep.tagged || s.cond == nil {
-		m, rows, err := ep.read(ctx, s.store, orgID, *q, st.prelude())
+		m, rows, err := ep.read(ctx, s, s.store, orgID, *q, st.prelude())
 		return pageRead{m: m, rows: rows}, err
 	}
 	var pr pageRead
@@ -132,7 +132,7 @@ func (s *Server) readPage(ctx context.Context, c *gin.Context, st *reqState, ep 
 			pr.rows.Release()
 		}
 		var err error
-		pr.m, pr.rows, err = ep.read(ctx, db, orgID, *q, nil) // the epoch is read with the versions
+		pr.m, pr.rows, err = ep.read(ctx, s, db, orgID, *q, nil) // the epoch is read with the versions
 		return err
 	})
 	return pr, err

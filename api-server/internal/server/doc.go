@@ -61,6 +61,12 @@
 //     the ranking's note; issue 46).
 //   - freshness.go: GET /insights/freshness, the last import (an endpoint
 //     value with its own body).
+//     (one currency and one level an item) with their ratios.
+//   - changes.go: GET /insights/changes's read (a first sync, or the
+//     changes since a sync token, paged by cursors) and its envelope;
+//     synctoken.go: its tokens and cursors, opaque and bound to the
+//     organization by an HMAC (Config.TokenSecret, or the store's
+//     generated secret).
 //   - encode.go: the pooled, reflection-free encoding of a page; wire.go
 //     the envelope's meta and the error body.
 //   - errors.go: the one mapping of errors to answers (handleError) and

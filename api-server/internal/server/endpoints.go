@@ -35,9 +35,6 @@ type endpoint struct {
 	// capNote is added to meta.note when a page stops at the offset limit
 	// while rows remain: how to reach the rest (DESIGN §4).
 	capNote string
-	// answer, when not nil, writes the 200 instead of respond: an
-	// endpoint whose body is not the offset-paged envelope (freshness.go).
-	answer func(s *Server, c *gin.Context, m store.Meta, rows rowsPage)
 	// example is a query the endpoint answers with 200 for any
 	// organization: the tests' request to every endpoint.
 	example string
@@ -48,10 +45,12 @@ type endpoint struct {
 	// answered 304 there without reading the rows (conditional.go).
 	tagged   bool
 	resource store.Resource
-	// Where what is coming goes: an envelope other than the offset-paged
-	// one (a cursor-paged feed, DESIGN §4b) is a field here that respond's
-	// caller uses instead; more query parameters are a query.Endpoint and
+	// envelope, when not nil, writes the 200 instead of respond's
+	// offset-paged envelope: the changes feed's cursors and sync token
+	// (changes.go, DESIGN §4b), the freshness answer (freshness.go). It
+	// releases the page. More query parameters are a query.Endpoint and
 	// what its read passes on.
+	envelope envelopeFunc
 }
 
 // Store reads snapshot rows (*store.Store, *store.Routed): every
@@ -69,11 +68,17 @@ type Store interface {
 	InsightSummary(ctx context.Context, orgID string, p store.SummaryParams, pre store.Prelude) (store.Meta, []store.SummaryGroup, error)
 	// InsightFreshness reads the last import (GET /insights/freshness).
 	InsightFreshness(ctx context.Context, orgID string, pre store.Prelude) (store.Freshness, error)
+	// ChangesPage reads a page of the changes feed (GET /insights/changes).
+	ChangesPage(ctx context.Context, orgID string, p store.ChangesParams, pre store.Prelude) (store.ChangesMeta, *store.ChangePage, error)
 	Ping(ctx context.Context) error
 }
 
-// readFunc is an endpoint's read; see endpoint.read.
-type readFunc func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error)
+// readFunc is an endpoint's read; see endpoint.read. It reads s.store
+// (and what else of s it needs: the changes feed's token key).
+type readFunc func(ctx context.Context, s *Server, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error)
+
+// envelopeFunc is an endpoint's own envelope; see endpoint.envelope.
+type envelopeFunc func(s *Server, c *gin.Context, q *query.Params, m store.Meta, rows rowsPage)
 
 // endpoints are the API's endpoints, in openapi.yaml's order.
 var endpoints = [...]endpoint{
@@ -89,13 +94,15 @@ var endpoints = [...]endpoint{
 	{path: "/insights/summary", operation: "readInsightSummary", name: "insight summary", scope: apikey.ScopeInsightsRead,
 		params: query.Summary, read: readSummary, capNote: capNoteSummary, tagged: true, resource: store.Summary, example: "level=account&groupBy=account"},
 	{path: "/insights/freshness", operation: "readInsightFreshness", name: "insight freshness", scope: apikey.ScopeInsightsRead,
-		params: query.Freshness, read: readFreshness, answer: answerFreshness},
+		params: query.Freshness, read: readFreshness, envelope: answerFreshness},
+	{path: "/insights/changes", operation: "readInsightChanges", name: "insight changes", scope: apikey.ScopeInsightsRead,
+		params: query.Changes, read: readChanges, envelope: respondChanges},
 }
 
 // listRead is the read of a list endpoint: a Store *Page method, one page
 // of limit+1 rows (the extra one says whether a next page exists).
 func listRead[P rowsPage](page func(Store, context.Context, string, store.ListParams, store.Prelude) (store.Meta, P, error)) readFunc {
-	return func(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+	return func(ctx context.Context, _ *Server, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
 		m, rows, err := page(st, ctx, orgID, store.ListParams{
 			Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To}, pre)
 		return m, rows, err
@@ -104,7 +111,7 @@ func listRead[P rowsPage](page func(Store, context.Context, string, store.ListPa
 
 // readSummary is the read of GET /insights/summary (summary.go): a page of
 // limit+1 groups.
-func readSummary(ctx context.Context, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+func readSummary(ctx context.Context, _ *Server, st Store, orgID string, q query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
 	m, groups, err := st.InsightSummary(ctx, orgID, store.SummaryParams{
 		Limit: q.Limit + 1, Offset: q.Offset, AccountID: q.AccountID, From: q.From, To: q.To,
 		Level: q.Level, GroupBy: q.GroupBy, Options: q.Options,

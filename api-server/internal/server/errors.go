@@ -29,7 +29,10 @@ func (s *Server) handleError(c *gin.Context, err error) {
 	if s.refuseKey(c, err) { // 401 and 403 (auth.go)
 		return
 	}
+	var fr *feedRefusal
 	switch {
+	case errors.As(err, &fr): // a sync token or cursor the feed cannot use (changes.go)
+		s.refuse(c, fr.status, fr.msg)
 	case errors.Is(err, errAccountNotFound):
 		s.refuse(c, http.StatusNotFound, "account not found in the key's organization")
 	case errors.Is(err, ratelimit.ErrUnavailable):

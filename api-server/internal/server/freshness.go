@@ -73,14 +73,14 @@ func (p *freshnessPage) data(now time.Time) *freshnessBody {
 
 // readFreshness is the read of GET /insights/freshness: the last import.
 // There is no accountId, so the account is always found.
-func readFreshness(ctx context.Context, st Store, orgID string, _ query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
+func readFreshness(ctx context.Context, _ *Server, st Store, orgID string, _ query.Params, pre store.Prelude) (store.Meta, rowsPage, error) {
 	f, err := st.InsightFreshness(ctx, orgID, pre)
 	f.AccountFound = true
 	return f.Meta, &freshnessPage{f: f}, err
 }
 
 // answerFreshness writes the 200 of GET /insights/freshness.
-func answerFreshness(s *Server, c *gin.Context, _ store.Meta, rows rowsPage) {
+func answerFreshness(s *Server, c *gin.Context, _ *query.Params, _ store.Meta, rows rowsPage) {
 	defer rows.Release()
 	p, ok := rows.(*freshnessPage)
 	if !ok {

@@ -163,8 +163,12 @@ type observedStore struct {
 }
 
 // readDone ends the span of an endpoint's read and counts its failure
-// under op (a client that left is not counted).
+// under op (a client that left is not counted, nor a sync token or cursor
+// the changes feed refused: the client's mistake, not the database's).
 func (s *Server) readDone(sp trace.Span, op string, err error) {
+	if errors.As(err, new(*feedRefusal)) {
+		err = nil
+	}
 	endSpan(sp, err)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.metrics.DatabaseError(op, telemetry.IsDeadline(err))

@@ -68,7 +68,7 @@ func TestOpenAPIAgrees(t *testing.T) {
 		}
 	}
 	for name, v := range map[string]any{"Account": nil, "Campaign": nil, "Insight": nil,
-		"Meta": meta{}, "AccountRef": nil, "Error": errorBody{}} {
+		"Meta": meta{}, "AccountRef": nil, "Error": errorBody{}, "ChangesMeta": changesMeta{}} {
 		s, ok := doc.Components.Schemas[name]
 		if !ok {
 			t.Errorf("no schema %s", name)

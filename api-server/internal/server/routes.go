@@ -119,6 +119,9 @@ func newServer(cfg Config) (*Server, error) {
 	if l.KeyPerMinute <= 0 || l.OrgPerMinute <= 0 || l.IPPerMinute <= 0 {
 		return nil, fmt.Errorf("server: every limit must be positive, got key %d, org %d, ip %d", l.KeyPerMinute, l.OrgPerMinute, l.IPPerMinute)
 	}
+	if n := len(cfg.TokenSecret); n > 0 && n < minTokenSecret {
+		return nil, fmt.Errorf("server: the token secret must be at least %d bytes, got %d", minTokenSecret, n)
+	}
 	v6 := cmp.Or(cfg.IPv6Prefix, DefaultIPv6Prefix)
 	if v6 < 1 || v6 > 128 {
 		return nil, fmt.Errorf("server: IPv6Prefix must be between 1 and 128, got %d", v6)
@@ -149,7 +152,8 @@ func newServer(cfg Config) (*Server, error) {
 	s.partial = partialOf(cfg.Limiter)         // likewise the limiter (limiternodes.go)
 	s.readyCheck, _ = cfg.Store.(readyChecker) // and the store's readiness check (primaryready.go)
 	s.fencedCheck, _ = cfg.Store.(fencedChecker)
-	s.cond, _ = cfg.Store.(conditionalStore) // and its data versions (conditional.go)
+	s.cond, _ = cfg.Store.(conditionalStore)            // and its data versions (conditional.go)
+	s.tokens = newTokenKeys(cfg.TokenSecret, cfg.Store) // likewise the store's token secret (synctoken.go)
 	s.instrument()
 	if cfg.MaxInFlight > 0 {
 		s.gate = semaphore.NewWeighted(int64(cfg.MaxInFlight))

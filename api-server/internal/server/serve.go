@@ -69,9 +69,10 @@ func (s *Server) serve(ep *endpoint) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		// 9. 200 with the envelope (and the tag, set by readRows), or the endpoint's own body.
-		if ep.answer != nil {
-			ep.answer(s, c, m, rows)
+		// 9. 200 (with the tag, set by readRows) in the envelope: the
+		// endpoint's own, else the offset-paged one.
+		if ep.envelope != nil {
+			ep.envelope(s, c, &q, m, rows)
 			return
 		}
 		s.respond(c, &q, m, rows, ep.capNote)

@@ -91,6 +91,10 @@ type Config struct {
 	// Tracer, when set, gives each request a span with children for the key
 	// lookup, the limiter and the data query; nil: off.
 	Tracer trace.Tracer
+	// TokenSecret is the HMAC key of the changes feed's sync tokens and
+	// cursors (synctoken.go); empty: the one the migrations generated and
+	// stored in the database (store.TokenSecret), shared by every replica.
+	TokenSecret []byte
 }
 
 // DefaultDatabaseDeadline is Config.DatabaseDeadline's default: a stalled
@@ -144,4 +148,5 @@ type Server struct {
 	now       func() time.Time
 	metrics   *telemetry.Metrics
 	tracer    trace.Tracer
+	tokens    *tokenKeys // the changes feed's token key (synctoken.go)
 }

@@ -89,7 +89,7 @@ func answerItem(item summaryGroup, g *store.SummaryGroup, opts *query.SummaryOpt
 	out.Previous = &figures{Rows: p.Rows, Days: p.Days, Spend: p.Spend, Impressions: p.Impressions, Clicks: p.Clicks,
 		CTR: p.CTR, CPC: p.CPC, CPM: p.CPM, PurchaseRows: p.PurchaseRows, Purchases: p.Purchases,
 		PurchaseValueRows: p.PurchaseValueRows, PurchaseValue: p.PurchaseValue, ROAS: p.ROAS}
-	ch := store.Changes(g, g.Previous)
+	ch := store.FigureChanges(g, g.Previous)
 	str := func(s string) *string {
 		if s == "" {
 			return nil

@@ -32,6 +32,10 @@
 //     check of /readyz and of serve;
 //   - versions.go: the tag material of a page (Versions, Conditional; the
 //     versions_* statements), for the API's ETags (DESIGN §4c);
+//   - changes.go: the changes feed (ChangesPage: a first sync, or the
+//     changes of a watermark window, changes.sql and changes_first.sql; on
+//     Routed only from a replica that has replayed up to the window), and
+//     TokenSecret, the sync tokens' HMAC key the migrations generated;
 //   - errors.go: which errors are the database's unavailability.
 //   - checkedsum.go: sums of counts checked for overflow (ErrCountOverflow).
 //

@@ -33,6 +33,7 @@ type Routed struct {
 	opt      ReplicaOptions
 	log      *slog.Logger
 	next     atomic.Uint32
+	behind   atomic.Uint64 // changes pages a replica left to the primary (changes.go)
 	stop     context.CancelFunc
 	done     chan struct{}
 }

@@ -30,19 +30,19 @@ func TestSummaryArithmetic(t *testing.T) {
 	if prev.Figure("cpc") != nil || prev.Figure("purchases") != nil || prev.Figure("roas") != nil {
 		t.Errorf("null figures: %v %v %v", prev.Figure("cpc"), prev.Figure("purchases"), prev.Figure("roas"))
 	}
-	ch := store.Changes(&cur, &prev)
-	got := map[string]store.Change{}
+	ch := store.FigureChanges(&cur, &prev)
+	got := map[string]store.FigureChange{}
 	for i, f := range query.SummaryFields {
 		got[f] = ch[i]
 	}
-	want := map[string]store.Change{
+	want := map[string]store.FigureChange{
 		"spend": {"5.5", "0.2200"}, "impressions": {"1000", "1.0000"}, "clicks": {"40", ""},
 		"ctr": {"2", ""}, "cpc": {}, "cpm": {"-9.75", "-0.3900"}, "purchases": {}, "purchaseValue": {}, "roas": {},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changes %+v\nwant %+v", got, want)
 	}
-	if ch := store.Changes(&prev, &cur); ch[0] != (store.Change{Absolute: "-5.5", Relative: "-0.1803"}) {
+	if ch := store.FigureChanges(&prev, &cur); ch[0] != (store.FigureChange{Absolute: "-5.5", Relative: "-0.1803"}) {
 		t.Errorf("negative change %+v", ch[0])
 	}
 	for conds, meets := range map[string]bool{"clicks=0": false, "clicks>0,impressions>=2000": true, "spend<30.5": false,

@@ -84,18 +84,18 @@ func Decimal(r *big.Rat) string {
 	return r.FloatString(18)
 }
 
-// Change is the change of one figure against the second period: Absolute =
+// FigureChange is the change of one figure against the second period: Absolute =
 // current − previous, Relative = that over |previous| to 4 decimal places
 // (0.25 is +25 %); each "" where the API shows null (a null figure, or a
 // previous value of 0 for Relative).
-type Change struct {
+type FigureChange struct {
 	Absolute, Relative string
 }
 
-// Changes are the changes of g against prev, by figure name, in the order
+// FigureChanges are the changes of g against prev, by figure name, in the order
 // of apiquery.SummaryFields.
-func Changes(g, prev *SummaryGroup) []Change {
-	out := make([]Change, len(apiquery.SummaryFields))
+func FigureChanges(g, prev *SummaryGroup) []FigureChange {
+	out := make([]FigureChange, len(apiquery.SummaryFields))
 	for i, f := range apiquery.SummaryFields {
 		cur, was := g.Figure(f), prev.Figure(f)
 		if cur == nil || was == nil {

@@ -17,6 +17,36 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ChangesMetaLiveMetaRequest.
+const (
+	ChangesMetaLiveMetaRequestFalse ChangesMetaLiveMetaRequest = false
+)
+
+// Valid indicates whether the value is a known member of the ChangesMetaLiveMetaRequest enum.
+func (e ChangesMetaLiveMetaRequest) Valid() bool {
+	switch e {
+	case ChangesMetaLiveMetaRequestFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangesMetaSource.
+const (
+	ChangesMetaSourceStoredSnapshot ChangesMetaSource = "stored_snapshot"
+)
+
+// Valid indicates whether the value is a known member of the ChangesMetaSource enum.
+func (e ChangesMetaSource) Valid() bool {
+	switch e {
+	case ChangesMetaSourceStoredSnapshot:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InsightPurchaseMeasurement.
 const (
 	InsightPurchaseMeasurementReportedPurchaseCount InsightPurchaseMeasurement = "reported_purchase_count"
@@ -32,6 +62,36 @@ func (e InsightPurchaseMeasurement) Valid() bool {
 	case InsightPurchaseMeasurementReportedPurchaseValue:
 		return true
 	case InsightPurchaseMeasurementUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsightChange0Change.
+const (
+	Upsert InsightChange0Change = "upsert"
+)
+
+// Valid indicates whether the value is a known member of the InsightChange0Change enum.
+func (e InsightChange0Change) Valid() bool {
+	switch e {
+	case Upsert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsightChange1Change.
+const (
+	Delete InsightChange1Change = "delete"
+)
+
+// Valid indicates whether the value is a known member of the InsightChange1Change enum.
+func (e InsightChange1Change) Valid() bool {
+	switch e {
+	case Delete:
 		return true
 	default:
 		return false
@@ -411,6 +471,29 @@ type CampaignPage struct {
 	Meta Meta       `json:"meta"`
 }
 
+// ChangesMeta defines model for ChangesMeta.
+type ChangesMeta struct {
+	DataAsOf        time.Time                  `json:"dataAsOf"`
+	GeneratedAt     time.Time                  `json:"generatedAt"`
+	Limit           int                        `json:"limit"`
+	LiveMetaRequest ChangesMetaLiveMetaRequest `json:"liveMetaRequest"`
+
+	// NextCursor The `cursor` of the next page; null on the last page of the sync.
+	NextCursor *string           `json:"nextCursor"`
+	Note       string            `json:"note"`
+	Returned   int               `json:"returned"`
+	Source     ChangesMetaSource `json:"source"`
+
+	// SyncToken Only on the last page (nextCursor null): the `since` of the next sync.
+	SyncToken *string `json:"syncToken"`
+}
+
+// ChangesMetaLiveMetaRequest defines model for ChangesMeta.LiveMetaRequest.
+type ChangesMetaLiveMetaRequest bool
+
+// ChangesMetaSource defines model for ChangesMeta.Source.
+type ChangesMetaSource string
+
 // Error defines model for Error.
 type Error struct {
 	// Message What went wrong; a list of every problem for 400.
@@ -481,6 +564,37 @@ type Insight struct {
 
 // InsightPurchaseMeasurement defines model for Insight.PurchaseMeasurement.
 type InsightPurchaseMeasurement string
+
+// InsightChange An `upsert` (the row with its current values: add it, or replace the row of that `id`) or a `delete` (remove the row of that `id`; `date` is its day, `YYYY-MM-DD`).
+type InsightChange struct {
+	union json.RawMessage
+}
+
+// InsightChange0 defines model for InsightChange.0.
+type InsightChange0 struct {
+	Change  InsightChange0Change `json:"change"`
+	Insight Insight              `json:"insight"`
+}
+
+// InsightChange0Change defines model for InsightChange.0.Change.
+type InsightChange0Change string
+
+// InsightChange1 defines model for InsightChange.1.
+type InsightChange1 struct {
+	AccountId string               `json:"accountId"`
+	Change    InsightChange1Change `json:"change"`
+	Date      openapi_types.Date   `json:"date"`
+	Id        string               `json:"id"`
+}
+
+// InsightChange1Change defines model for InsightChange.1.Change.
+type InsightChange1Change string
+
+// InsightChangesPage defines model for InsightChangesPage.
+type InsightChangesPage struct {
+	Data []InsightChange `json:"data"`
+	Meta ChangesMeta     `json:"meta"`
+}
 
 // InsightFreshnessResponse defines model for InsightFreshnessResponse.
 type InsightFreshnessResponse struct {
@@ -814,6 +928,18 @@ type ReadInsightSnapshotsParams struct {
 	To *To `form:"to,omitempty" json:"to,omitempty"`
 }
 
+// ReadInsightChangesParams defines parameters for ReadInsightChanges.
+type ReadInsightChangesParams struct {
+	// Since The `syncToken` of the last page of the previous sync (opaque). Absent: a first sync.
+	Since *string `form:"since,omitempty" json:"since,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page (opaque; not with `since`).
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Changes per page.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // ReadInsightSummaryParams defines parameters for ReadInsightSummary.
 type ReadInsightSummaryParams struct {
 	// Level The insight rows to total: `account` (account-level rows, `campaignId` null) or `campaign` (campaign-level rows). Required: the two levels overlap, so one answer never holds both.
@@ -927,6 +1053,68 @@ func (t *Error_Message) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsInsightChange0 returns the union data inside the InsightChange as a InsightChange0
+func (t InsightChange) AsInsightChange0() (InsightChange0, error) {
+	var body InsightChange0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInsightChange0 overwrites any union data inside the InsightChange as the provided InsightChange0
+func (t *InsightChange) FromInsightChange0(v InsightChange0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInsightChange0 performs a merge with any union data inside the InsightChange, using the provided InsightChange0
+func (t *InsightChange) MergeInsightChange0(v InsightChange0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInsightChange1 returns the union data inside the InsightChange as a InsightChange1
+func (t InsightChange) AsInsightChange1() (InsightChange1, error) {
+	var body InsightChange1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInsightChange1 overwrites any union data inside the InsightChange as the provided InsightChange1
+func (t *InsightChange) FromInsightChange1(v InsightChange1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInsightChange1 performs a merge with any union data inside the InsightChange, using the provided InsightChange1
+func (t *InsightChange) MergeInsightChange1(v InsightChange1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t InsightChange) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *InsightChange) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -1025,6 +1213,35 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 	ReadInsightSnapshots(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadInsightChanges Changes of stored daily insights since a sync token
+	//
+	// Keeps a copy of the organization's daily insight rows current without re-reading
+	// windows (DESIGN §4b). Requires the scope `insights:read`; each page is charged as one
+	// request, like a page of a list.
+	//
+	// - **First sync** (no `since`): every current row of the organization, each as an
+	//   `upsert`, in the order of `GET /insights` (date descending, then id).
+	// - **Incremental sync** (`since` = the `syncToken` of a sync's last page): exactly the
+	//   rows whose values an import changed (an `upsert` with the row's current values) and
+	//   the rows an import removed (a `delete` naming the row) since that token, each row
+	//   once, in commit order. A re-import of unchanged rows changes nothing.
+	// - Pages: `limit` 1 to 1000 (default 100); pass `meta.nextCursor` as `cursor` (alone,
+	//   or with `limit`) for the next page. The last page has `nextCursor` null and carries
+	//   `meta.syncToken`, the `since` of the next sync: store it with the copy.
+	// - The token is a commit-order watermark, not a time: a change that commits after a sync
+	//   read is in the next sync, never skipped, and never read twice. A row changed while a
+	//   first sync pages may be left out of it: its newest values come with the next sync.
+	//   A `delete` may name a row the copy never had (it was added and removed between two
+	//   syncs): ignore it.
+	// - Tokens and cursors are opaque and bound to the key's organization: another
+	//   organization's, a changed or a made-up one is a 400 (never anyone's rows).
+	// - `accountId`, `from` and `to` are refused (400): a sync covers the organization.
+	// - A token older than the change log's retention (35 days by default) is a 410: start
+	//   a first sync again, without `since`.
+	//
+	// Corresponds with GET /insights/changes (the `ReadInsightChanges` operationId).
+	ReadInsightChanges(ctx context.Context, params *ReadInsightChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReadInsightFreshness When the organization's insights were last imported, and which days that import changed
 	//
@@ -1139,6 +1356,45 @@ func (c *Client) ReadCampaignSnapshots(ctx context.Context, params *ReadCampaign
 // Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 func (c *Client) ReadInsightSnapshots(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadInsightSnapshotsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadInsightChanges Changes of stored daily insights since a sync token
+//
+// Keeps a copy of the organization's daily insight rows current without re-reading
+// windows (DESIGN §4b). Requires the scope `insights:read`; each page is charged as one
+// request, like a page of a list.
+//
+//   - **First sync** (no `since`): every current row of the organization, each as an
+//     `upsert`, in the order of `GET /insights` (date descending, then id).
+//   - **Incremental sync** (`since` = the `syncToken` of a sync's last page): exactly the
+//     rows whose values an import changed (an `upsert` with the row's current values) and
+//     the rows an import removed (a `delete` naming the row) since that token, each row
+//     once, in commit order. A re-import of unchanged rows changes nothing.
+//   - Pages: `limit` 1 to 1000 (default 100); pass `meta.nextCursor` as `cursor` (alone,
+//     or with `limit`) for the next page. The last page has `nextCursor` null and carries
+//     `meta.syncToken`, the `since` of the next sync: store it with the copy.
+//   - The token is a commit-order watermark, not a time: a change that commits after a sync
+//     read is in the next sync, never skipped, and never read twice. A row changed while a
+//     first sync pages may be left out of it: its newest values come with the next sync.
+//     A `delete` may name a row the copy never had (it was added and removed between two
+//     syncs): ignore it.
+//   - Tokens and cursors are opaque and bound to the key's organization: another
+//     organization's, a changed or a made-up one is a 400 (never anyone's rows).
+//   - `accountId`, `from` and `to` are refused (400): a sync covers the organization.
+//   - A token older than the change log's retention (35 days by default) is a 410: start
+//     a first sync again, without `since`.
+//
+// Corresponds with GET /insights/changes (the `ReadInsightChanges` operationId).
+func (c *Client) ReadInsightChanges(ctx context.Context, params *ReadInsightChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadInsightChangesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1494,6 +1750,84 @@ func NewReadInsightSnapshotsRequest(server string, params *ReadInsightSnapshotsP
 	return req, nil
 }
 
+// NewReadInsightChangesRequest constructs an http.Request for the ReadInsightChanges method
+func NewReadInsightChangesRequest(server string, params *ReadInsightChangesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/insights/changes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewReadInsightFreshnessRequest constructs an http.Request for the ReadInsightFreshness method
 func NewReadInsightFreshnessRequest(server string) (*http.Request, error) {
 	var err error
@@ -1789,6 +2123,37 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /insights (the `ReadInsightSnapshots` operationId).
 	ReadInsightSnapshotsWithResponse(ctx context.Context, params *ReadInsightSnapshotsParams, reqEditors ...RequestEditorFn) (*ReadInsightSnapshotsResponse, error)
+
+	// ReadInsightChangesWithResponse Changes of stored daily insights since a sync token
+	//
+	// Keeps a copy of the organization's daily insight rows current without re-reading
+	// windows (DESIGN §4b). Requires the scope `insights:read`; each page is charged as one
+	// request, like a page of a list.
+	//
+	// - **First sync** (no `since`): every current row of the organization, each as an
+	//   `upsert`, in the order of `GET /insights` (date descending, then id).
+	// - **Incremental sync** (`since` = the `syncToken` of a sync's last page): exactly the
+	//   rows whose values an import changed (an `upsert` with the row's current values) and
+	//   the rows an import removed (a `delete` naming the row) since that token, each row
+	//   once, in commit order. A re-import of unchanged rows changes nothing.
+	// - Pages: `limit` 1 to 1000 (default 100); pass `meta.nextCursor` as `cursor` (alone,
+	//   or with `limit`) for the next page. The last page has `nextCursor` null and carries
+	//   `meta.syncToken`, the `since` of the next sync: store it with the copy.
+	// - The token is a commit-order watermark, not a time: a change that commits after a sync
+	//   read is in the next sync, never skipped, and never read twice. A row changed while a
+	//   first sync pages may be left out of it: its newest values come with the next sync.
+	//   A `delete` may name a row the copy never had (it was added and removed between two
+	//   syncs): ignore it.
+	// - Tokens and cursors are opaque and bound to the key's organization: another
+	//   organization's, a changed or a made-up one is a 400 (never anyone's rows).
+	// - `accountId`, `from` and `to` are refused (400): a sync covers the organization.
+	// - A token older than the change log's retention (35 days by default) is a 410: start
+	//   a first sync again, without `since`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /insights/changes (the `ReadInsightChanges` operationId).
+	ReadInsightChangesWithResponse(ctx context.Context, params *ReadInsightChangesParams, reqEditors ...RequestEditorFn) (*ReadInsightChangesResponse, error)
 
 	// ReadInsightFreshnessWithResponse When the organization's insights were last imported, and which days that import changed
 	//
@@ -2297,6 +2662,138 @@ func (r ReadInsightSnapshotsResponse) ContentType() string {
 	return ""
 }
 
+// ReadInsightChangesResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightChanges
+type ReadInsightChangesResponse200Headers struct {
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ReadInsightChangesResponse400Headers the declared response headers of an HTTP 400 response for ReadInsightChanges
+type ReadInsightChangesResponse400Headers struct {
+	RateLimitPolicy *string
+}
+
+// ReadInsightChangesResponse401Headers the declared response headers of an HTTP 401 response for ReadInsightChanges
+type ReadInsightChangesResponse401Headers struct {
+	RateLimit       *string
+	WWWAuthenticate *string
+}
+
+// ReadInsightChangesResponse403Headers the declared response headers of an HTTP 403 response for ReadInsightChanges
+type ReadInsightChangesResponse403Headers struct {
+	ApiKeyExpiresAt *time.Time
+	RateLimit       *string
+}
+
+// ReadInsightChangesResponse429Headers the declared response headers of an HTTP 429 response for ReadInsightChanges
+type ReadInsightChangesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type ReadInsightChangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InsightChangesPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReadInsightChangesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReadInsightChangesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReadInsightChangesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReadInsightChangesResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadInsightChangesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON200() *InsightChangesPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON410() *Error {
+	return r.JSON410
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReadInsightChangesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadInsightChangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadInsightChangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadInsightChangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadInsightChangesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ReadInsightFreshnessResponse200Headers the declared response headers of an HTTP 200 response for ReadInsightFreshness
 type ReadInsightFreshnessResponse200Headers struct {
 	ApiKeyExpiresAt *time.Time
@@ -2614,6 +3111,43 @@ func (c *ClientWithResponses) ReadInsightSnapshotsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseReadInsightSnapshotsResponse(rsp)
+}
+
+// ReadInsightChangesWithResponse Changes of stored daily insights since a sync token
+//
+// Keeps a copy of the organization's daily insight rows current without re-reading
+// windows (DESIGN §4b). Requires the scope `insights:read`; each page is charged as one
+// request, like a page of a list.
+//
+//   - **First sync** (no `since`): every current row of the organization, each as an
+//     `upsert`, in the order of `GET /insights` (date descending, then id).
+//   - **Incremental sync** (`since` = the `syncToken` of a sync's last page): exactly the
+//     rows whose values an import changed (an `upsert` with the row's current values) and
+//     the rows an import removed (a `delete` naming the row) since that token, each row
+//     once, in commit order. A re-import of unchanged rows changes nothing.
+//   - Pages: `limit` 1 to 1000 (default 100); pass `meta.nextCursor` as `cursor` (alone,
+//     or with `limit`) for the next page. The last page has `nextCursor` null and carries
+//     `meta.syncToken`, the `since` of the next sync: store it with the copy.
+//   - The token is a commit-order watermark, not a time: a change that commits after a sync
+//     read is in the next sync, never skipped, and never read twice. A row changed while a
+//     first sync pages may be left out of it: its newest values come with the next sync.
+//     A `delete` may name a row the copy never had (it was added and removed between two
+//     syncs): ignore it.
+//   - Tokens and cursors are opaque and bound to the key's organization: another
+//     organization's, a changed or a made-up one is a 400 (never anyone's rows).
+//   - `accountId`, `from` and `to` are refused (400): a sync covers the organization.
+//   - A token older than the change log's retention (35 days by default) is a 410: start
+//     a first sync again, without `since`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /insights/changes (the `ReadInsightChanges` operationId).
+func (c *ClientWithResponses) ReadInsightChangesWithResponse(ctx context.Context, params *ReadInsightChangesParams, reqEditors ...RequestEditorFn) (*ReadInsightChangesResponse, error) {
+	rsp, err := c.ReadInsightChanges(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadInsightChangesResponse(rsp)
 }
 
 // ReadInsightFreshnessWithResponse When the organization's insights were last imported, and which days that import changed
@@ -3368,6 +3902,183 @@ func ParseReadInsightSnapshotsResponse(rsp *http.Response) (*ReadInsightSnapshot
 		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReadInsightSnapshotsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReadInsightChangesResponse parses an HTTP response from a ReadInsightChangesWithResponse call
+func ParseReadInsightChangesResponse(rsp *http.Response) (*ReadInsightChangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadInsightChangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InsightChangesPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReadInsightChangesResponse200Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReadInsightChangesResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReadInsightChangesResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReadInsightChangesResponse403Headers
+		if values := rsp.Header.Values("Api-Key-Expires-At"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "Api-Key-Expires-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.ApiKeyExpiresAt = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReadInsightChangesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

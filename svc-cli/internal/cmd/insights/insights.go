@@ -126,6 +126,7 @@ import changed and removed, and the days it changed (API: GET
 		},
 	}
 	cmdutil.AddListFlags(cmd, &opts.List)
+	cmd.AddCommand(NewCmdSync(f, nil)) // sync.go
 	cmd.Flags().StringVar(&from, "from", "", "first day, YYYY-MM-DD (UTC)")
 	cmd.Flags().StringVar(&to, "to", "", "last day, YYYY-MM-DD (UTC)")
 	cmd.Flags().BoolVar(&opts.Summary, "summary", false, "print totals (per currency, level and --group-by) computed by the service instead of the rows")
