@@ -151,6 +151,20 @@ func generate(ctx context.Context, url string, rows int, today time.Time) error 
 	if _, err := conn.Exec(ctx, "SELECT insights_daily_aggregates_refresh()"); err != nil {
 		return fmt.Errorf("compute the per-day counts and sums: %w", err)
 	}
+	// The data versions and import records that the import would have
+	// written with these rows (CONTRACT-45): version 1 for every
+	// (organization, account, day), one import record per organization.
+	// The tags are read from them (DESIGN §4c), as on a served database.
+	for _, q := range []string{
+		`INSERT INTO insight_day_versions (organization_id, account_id, date, version)
+		 SELECT DISTINCT organization_id, account_id, date, 1 FROM insights_daily`,
+		`INSERT INTO insight_imports (organization_id, committed_at, upserts, deletes, changed_days)
+		 SELECT organization_id, now(), count(*), 0, '[]'::jsonb FROM insights_daily GROUP BY organization_id`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("data versions: %w", err)
+		}
+	}
 	if _, err := conn.Exec(ctx, "VACUUM ANALYZE"); err != nil {
 		return fmt.Errorf("vacuum analyze: %w", err)
 	}

@@ -115,8 +115,8 @@ func (s *Server) readPage(ctx context.Context, c *gin.Context, st *reqState, ep 
 		vp.From, vp.To = min(vp.From, o.CompareFrom), max(vp.To, o.CompareTo)
 	}
 	err := s.cond.Conditional(ctx, orgID, ep.resource, vp, st.prelude(), cond, func(vm store.Meta, material string) bool {
-		pr.tag, pr.notModified = "", false // called again when a replica's read is retried
-		if vm.AccountFound {
+		pr.tag, pr.notModified = "", false     // called again when a replica's read is retried
+		if vm.AccountFound && material != "" { // "": the store could not tag this page
 			pr.tag = etag(orgID, ep.resource, q, material)
 		}
 		if !cond {

@@ -32,6 +32,9 @@
 //     check of /readyz and of serve;
 //   - versions.go: the tag material of a page (Versions, Conditional; the
 //     versions_* statements), for the API's ETags (DESIGN §4c);
+//     tagcache.go: on PostgreSQL, that material kept by the organization's
+//     data version (its newest import record), so that a page read again
+//     before the next import is read without its versions statement;
 //   - changes.go: the changes feed (ChangesPage: a first sync, or the
 //     changes of a watermark window, changes.sql and changes_first.sql; on
 //     Routed only from a replica that has replayed up to the window), and

@@ -69,7 +69,7 @@ func Statements() []Statement {
 		st := Statement{Name: q.name, PG: q.pg, SQLite: q.sqlite}
 		switch {
 		case strings.HasPrefix(q.name, "versions"):
-			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{"material"}
+			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{"material", "data_version"}
 		case strings.HasPrefix(q.name, "meta"):
 			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{}
 		case strings.HasPrefix(q.name, "accounts"):

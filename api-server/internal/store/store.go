@@ -49,6 +49,9 @@ type Store struct {
 	// fenced is the last ErrNotPrimary of the primary check, nil once a
 	// check passes (Fenced, primarycheck.go).
 	fenced atomic.Pointer[error]
+	// tags keeps pages' tag material by data version (PostgreSQL;
+	// tagcache.go).
+	tags *tagCache
 }
 
 // reader reads pages in one database's dialect: pgReader (read_pg.go: one
@@ -76,6 +79,7 @@ func New(ctx context.Context, db *database.DB) (*Store, error) {
 	s := &Store{db: db.Bun.DB, pool: db.Pool, r: sqliteReader{}}
 	if pg {
 		s.r = pgReader{db.Pool}
+		s.tags = &tagCache{}
 	} else {
 		s.stmts = make(map[*statement]*sql.Stmt, len(statements))
 		s.r = sqliteReader{s.stmts}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -82,7 +83,8 @@ func (s *Store) Versions(ctx context.Context, orgID string, r Resource, p Versio
 	} else {
 		var asOf NullTime
 		var found int64
-		err = s.stmts[q].QueryRowContext(ctx, args...).Scan(&asOf, &found, &material)
+		var version sql.NullInt64 // SQLite keeps no material by version
+		err = s.stmts[q].QueryRowContext(ctx, args...).Scan(&asOf, &found, &material, &version)
 		m = Meta{DataAsOf: asOf.Time, AccountFound: found > 0}
 	}
 	if err != nil {
@@ -103,26 +105,37 @@ func (s *Store) pgVersions(ctx context.Context, q *statement, args []any, pre Pr
 	if err != nil {
 		return Meta{}, "", err
 	}
-	return scanVersions(rows, pre)
+	m, material, _, err := scanVersions(rows, pre)
+	return m, material, err
 }
 
-// scanVersions reads the one row of a versions statement, and closes rows.
-func scanVersions(rows pgx.Rows, pre Prelude) (Meta, string, error) {
+// scanVersions reads the one row of a versions statement, and closes rows:
+// its meta, its material and the organization's data version (nil before
+// any import; tagcache.go).
+func scanVersions(rows pgx.Rows, pre Prelude) (Meta, string, *int64, error) {
 	defer rows.Close()
 	if !rows.Next() {
-		return Meta{}, "", errors.Join(errColumnCount, rows.Err())
+		return Meta{}, "", nil, errors.Join(errColumnCount, rows.Err())
 	}
 	vals, fds := rows.RawValues(), rows.FieldDescriptions()
-	if len(vals) != metaCols+1 || len(fds) != len(vals) {
-		return Meta{}, "", errColumnCount
+	if len(vals) != metaCols+2 || len(fds) != len(vals) {
+		return Meta{}, "", nil, errColumnCount
 	}
 	m, err := readMeta(vals[:metaCols], fds[:metaCols], pre)
 	if err != nil {
-		return m, "", err
+		return m, "", nil, err
 	}
 	material := string(vals[metaCols])
+	d := rawDecoder{vals: vals, fds: fds}
+	var version *int64
+	if v := d.nullInt8(metaCols + 1); v.Valid {
+		version = &v.Int64
+	}
+	if d.err != nil {
+		return m, "", nil, d.err
+	}
 	rows.Close()
-	return m, material, rows.Err()
+	return m, material, version, rows.Err()
 }
 
 // Conditional reads the versions of the page p of r (Versions), hands them
@@ -140,7 +153,7 @@ func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p Ver
 	skip func(Meta, string) bool, read func(*Store) error) error {
 	if !cond && s.pool != nil && r != Summary {
 		vq, vargs := versionStatement(r, orgID, p)
-		b := &batchReader{pool: s.pool, q: vq, args: vargs, pre: pre}
+		b := &batchReader{pool: s.pool, q: vq, args: vargs, pre: pre, cache: s.tags, key: tagKey{orgID, r, p}}
 		// s with the batch as its reader (fenced aside: the copy only reads).
 		cp := &Store{db: s.db, pool: s.pool, r: b, stmts: s.stmts}
 		if err := read(cp); err != nil {
@@ -183,8 +196,11 @@ type batchReader struct {
 	args     []any
 	pre      Prelude
 	m        Meta
-	material string
-	done     bool // the versions were read
+	material string // "" when the page has no tag (tagcache.go)
+	done     bool   // the versions were read
+	// cache keeps the material of key by data version (tagcache.go).
+	cache *tagCache
+	key   tagKey
 }
 
 func (b *batchReader) page(ctx context.Context, q *statement, args []any, orgID, accountID string, _ Prelude, out rowSink) (Meta, error) {
@@ -193,13 +209,20 @@ func (b *batchReader) page(ctx context.Context, q *statement, args []any, orgID,
 		return Meta{}, err
 	}
 	defer conn.Release()
+	if kept, ok := b.cache.get(b.key); ok {
+		return b.cachedPage(ctx, conn, kept, q, args, orgID, accountID, out)
+	}
 	var batch pgx.Batch
 	batch.Queue(b.q.pg, b.args...)
 	batch.Queue(q.pg, args...)
 	br := conn.SendBatch(ctx, &batch)
 	rows, err := br.Query()
 	if err == nil {
-		b.m, b.material, err = scanVersions(rows, b.pre)
+		var version *int64
+		b.m, b.material, version, err = scanVersions(rows, b.pre)
+		if err == nil && version != nil {
+			b.cache.put(b.key, tagEntry{version: *version, material: b.material})
+		}
 	}
 	var m Meta
 	n := 0

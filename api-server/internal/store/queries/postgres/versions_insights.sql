@@ -33,5 +33,8 @@ SELECT
     concat_ws(':', 'i', span.lo, span.hi, span.before, span.n,
         CASE WHEN span.lo IS NULL THEN (SELECT coalesce(sum(n), 0) FROM c) END,
         v.k, v.s,
-        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material
+        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material,
+    -- The organization's data version (store/tagcache.go): its newest import
+    -- record, read in the material's snapshot.
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version
 FROM span, v
