@@ -47,7 +47,7 @@ func TestImportPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{snapshot.PostgresText("days_table"),
+	for _, q := range []string{snapshot.PostgresText("days_table"), snapshot.InsightsStageDDL(), `ANALYZE svc_import_insights`,
 		`INSERT INTO svc_import_days VALUES ('org_a', 'acc_a1', current_date - 3), ('org_a', 'acc_a2', current_date - 4)`,
 		snapshot.PostgresText("days_analyze")} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
