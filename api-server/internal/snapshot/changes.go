@@ -39,6 +39,7 @@ var (
 	qSumsInsert       = query("sums_insert")
 	qDayCounts        = query("day_counts")
 	qImportRecord     = query("import_record")
+	qImportSettings   = query("import_settings")
 )
 
 // beginChanges takes the organizations' import locks (PostgreSQL: one

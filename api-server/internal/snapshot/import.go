@@ -131,6 +131,9 @@ func importFrom(ctx context.Context, db *bun.DB, src source, opts Options) (Summ
 		im.db = &sqliteImport{tx: tx}
 	}
 	defer im.db.close() //nolint:errcheck // before the rollback: the writer uses the connection
+	if err := im.runSQL(ctx, qImportSettings); err != nil {
+		return Summary{}, err
+	}
 	if err := im.run(ctx); err != nil {
 		return Summary{}, err
 	}

@@ -26,7 +26,9 @@ s AS (
         sum(i.purchase_value::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS purchase_value,
         sum(i.spend) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS value_spend
     FROM k
-    JOIN insights_daily i ON i.organization_id = k.organization_id AND i.account_id = k.account_id AND i.date = k.date
+    CROSS JOIN LATERAL ( -- by index, day by day: none at all for a fresh import
+        SELECT * FROM insights_daily i
+        WHERE i.organization_id = k.organization_id AND i.account_id = k.account_id AND i.date = k.date) AS i
     WHERE NOT k.fresh
     GROUP BY 1, 2, 3, 4, 5
     UNION ALL
