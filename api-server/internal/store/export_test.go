@@ -64,12 +64,12 @@ type Statement struct {
 func Statements() []Statement {
 	var out []Statement
 	meta := []string{"data_as_of", "account_found"}
-	leadPG := append(meta, "key_epoch") // the epoch of keys-admin's contract (prelude.go)
+	leadPG := append(meta, "key_epoch", "data_version") // the epoch of keys-admin's contract (prelude.go); tagcache.go
 	for _, q := range statements {
 		st := Statement{Name: q.name, PG: q.pg, SQLite: q.sqlite}
 		switch {
 		case strings.HasPrefix(q.name, "versions"):
-			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{"material", "data_version"}
+			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{"material"}
 		case strings.HasPrefix(q.name, "meta"):
 			st.LeadPG, st.LeadSQLite, st.Columns = leadPG, meta, []string{}
 		case strings.HasPrefix(q.name, "accounts"):

@@ -37,7 +37,7 @@ var statements []*statement
 // their forms) take $1 organization, $2 limit, $3 offset and, for insights,
 // $4 from and $5 to; the _by_account forms take the account id last. On
 // PostgreSQL each row of a page starts with the meta columns (metaCols:
-// data_as_of, account_found, key_epoch), so that a page, its meta and the
+// data_as_of, account_found, key_epoch, data_version), so that a page, its meta and the
 // request's key-state epoch (prelude.go) are one statement; meta and
 // meta_by_account read them alone.
 var (
@@ -56,8 +56,9 @@ var (
 )
 
 // metaCols is the number of meta columns that lead each row of a
-// PostgreSQL page statement: data_as_of, account_found, key_epoch.
-const metaCols = 3
+// PostgreSQL page statement: data_as_of, account_found, key_epoch and
+// data_version (the organization's data version, tagcache.go).
+const metaCols = 4
 
 // query declares the statement name of queries/. It panics when no dialect
 // has the file, so that a misspelt name fails every test of the package.

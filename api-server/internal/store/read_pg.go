@@ -71,7 +71,7 @@ func readMeta(vals [][]byte, fds []pgconn.FieldDescription, pre Prelude) (Meta, 
 	if len(vals) < metaCols || len(vals) != len(fds) {
 		return Meta{}, errColumnCount
 	}
-	m := Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0}
+	m := Meta{DataAsOf: d.time(0).Time, AccountFound: d.int8(1) > 0, version: d.nullInt8(3)}
 	epoch := d.nullInt8(2)
 	if d.err != nil {
 		return m, fmt.Errorf("read snapshot meta: %w", d.err)

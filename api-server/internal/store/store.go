@@ -34,6 +34,9 @@ type Meta struct {
 	// AccountFound reports whether the requested account belongs to the
 	// organization (true when no account was requested).
 	AccountFound bool
+	// version is the organization's data version on PostgreSQL (the
+	// data_version meta column: its newest import record; tagcache.go).
+	version sql.NullInt64
 }
 
 // Store runs the API's read statements (queries/). Every page and meta

@@ -98,8 +98,6 @@ func TestPlans(t *testing.T) {
 		"changes":       {"org_a", "1", "", "1", 0, 101},
 		"changes_first": {"org_a", "", "9999-12-31", "", 101},
 		"token_secret":  {}, // read once at start: one row of a table of one row
-		// The data version of the tag material cache: an index lookup.
-		"data_version": {"org_a"},
 	}
 	n := 0
 	for _, st := range store.Statements() {

@@ -4,30 +4,29 @@ import (
 	"context"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The tag material cache (PostgreSQL, issue 41's bench): a page's tag
 // material, kept by page and by the organization's data version, so that a
 // page read again while nothing of its organization was imported is read
-// alone, with that version, instead of beside its versions statement.
+// alone (it reads that version with its meta), instead of beside its
+// versions statement.
 //
 // Why: the versions statement cost as much PostgreSQL CPU as the page
 // itself. `make bench` at 1,000,000 rows, /insights offset 0, c=64:
 // PostgreSQL 0.25–0.29 ms per request with it against 0.13–0.14 without
 // (dd79b3e), svc-api/baseline 0.80× against a target of 0.95×.
 //
-// Why it is exact: the data version (queries/postgres/data_version.sql) is
-// the id of the organization's newest import record, which every import
-// that changes what a tag covers writes in its own transaction, under the
+// Why it is exact: the data version (the data_version column) is the id
+// of the organization's newest import record, which every import that
+// changes what a tag covers writes in its own transaction, under the
 // organization's import lock, so the id grows in commit order. The material
 // and the version it is kept under are read by one statement, in one
-// snapshot; a page read with a version equal to the one kept is at least as
-// new as that material (the version is read before the page), so a tag is
-// never newer than the rows it is sent with: at worst older, which costs a
-// client one 200, never a stale 304. An organization without import record
-// (NULL) is not cached.
+// snapshot, and so are a page and the version it is checked against (the
+// data_version meta column of every PostgreSQL page statement): a page
+// whose version is the kept one has exactly the kept material. An
+// organization without import record (NULL) is not cached.
 
 // tagCacheSize bounds the pages kept; beyond it an arbitrary one is
 // dropped (a few hundred bytes each).
@@ -88,35 +87,20 @@ func (c *tagCache) drop(k tagKey) {
 	delete(c.m, k)
 }
 
-var qDataVersion = query("data_version")
-
 // cachedPage is batchReader.page when the page's material is kept: the
-// organization's data version, then the page, in one batch. When the
-// version is the kept one the kept material is the page's; else the
+// page alone, which reads its organization's data version with its meta,
+// in its own snapshot. When that version is the kept one, the kept material
+// is exactly the page's; else (an import committed since it was kept) the
 // versions statement is read after the page, and its material is the
-// page's if its data version is still the one read before the page (no
-// import committed in between); if not, the page goes without a tag.
+// page's if its data version is the page's (no import committed in
+// between), and kept; if not, the page goes without a tag.
 func (b *batchReader) cachedPage(ctx context.Context, conn *pgxpool.Conn, kept tagEntry, q *statement, args []any,
 	orgID, accountID string, out rowSink) (Meta, error) {
-	var batch pgx.Batch
-	batch.Queue(qDataVersion.pg, orgID)
-	batch.Queue(q.pg, args...)
-	br := conn.SendBatch(ctx, &batch)
-	var version *int64
-	err := br.QueryRow().Scan(&version)
-	var (
-		m Meta
-		n int
-	)
-	if err == nil {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			m, n, err = scanPage(rows, b.pre, out)
-		}
+	rows, err := conn.Query(ctx, q.pg, args...)
+	if err != nil {
+		return Meta{}, err
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	m, n, err := scanPage(rows, b.pre, out)
 	if err == nil && n == 0 {
 		m, err = pgMeta(ctx, conn, orgID, accountID, b.pre)
 	}
@@ -124,23 +108,21 @@ func (b *batchReader) cachedPage(ctx context.Context, conn *pgxpool.Conn, kept t
 		return m, err
 	}
 	b.m, b.done = m, true
-	if version != nil && *version == kept.version {
+	if m.version.Valid && m.version.Int64 == kept.version {
 		b.material = kept.material
 		return m, nil
 	}
-	// An import committed since the material was kept.
 	b.material = ""
-	rows, err := conn.Query(ctx, b.q.pg, b.args...)
+	if rows, err = conn.Query(ctx, b.q.pg, b.args...); err != nil {
+		return m, err
+	}
+	vm, material, err := scanVersions(rows, nil)
 	if err != nil {
 		return m, err
 	}
-	_, material, now, err := scanVersions(rows, nil)
-	if err != nil {
-		return m, err
-	}
-	if version != nil && now != nil && *now == *version {
+	if m.version.Valid && vm.version == m.version {
 		b.material = material
-		b.cache.put(b.key, tagEntry{version: *now, material: material})
+		b.cache.put(b.key, tagEntry{version: m.version.Int64, material: material})
 	} else {
 		b.cache.drop(b.key)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -83,8 +82,7 @@ func (s *Store) Versions(ctx context.Context, orgID string, r Resource, p Versio
 	} else {
 		var asOf NullTime
 		var found int64
-		var version sql.NullInt64 // SQLite keeps no material by version
-		err = s.stmts[q].QueryRowContext(ctx, args...).Scan(&asOf, &found, &material, &version)
+		err = s.stmts[q].QueryRowContext(ctx, args...).Scan(&asOf, &found, &material)
 		m = Meta{DataAsOf: asOf.Time, AccountFound: found > 0}
 	}
 	if err != nil {
@@ -105,37 +103,27 @@ func (s *Store) pgVersions(ctx context.Context, q *statement, args []any, pre Pr
 	if err != nil {
 		return Meta{}, "", err
 	}
-	m, material, _, err := scanVersions(rows, pre)
-	return m, material, err
+	return scanVersions(rows, pre)
 }
 
 // scanVersions reads the one row of a versions statement, and closes rows:
-// its meta, its material and the organization's data version (nil before
-// any import; tagcache.go).
-func scanVersions(rows pgx.Rows, pre Prelude) (Meta, string, *int64, error) {
+// its meta (the organization's data version included) and its material.
+func scanVersions(rows pgx.Rows, pre Prelude) (Meta, string, error) {
 	defer rows.Close()
 	if !rows.Next() {
-		return Meta{}, "", nil, errors.Join(errColumnCount, rows.Err())
+		return Meta{}, "", errors.Join(errColumnCount, rows.Err())
 	}
 	vals, fds := rows.RawValues(), rows.FieldDescriptions()
-	if len(vals) != metaCols+2 || len(fds) != len(vals) {
-		return Meta{}, "", nil, errColumnCount
+	if len(vals) != metaCols+1 || len(fds) != len(vals) {
+		return Meta{}, "", errColumnCount
 	}
 	m, err := readMeta(vals[:metaCols], fds[:metaCols], pre)
 	if err != nil {
-		return m, "", nil, err
+		return m, "", err
 	}
 	material := string(vals[metaCols])
-	d := rawDecoder{vals: vals, fds: fds}
-	var version *int64
-	if v := d.nullInt8(metaCols + 1); v.Valid {
-		version = &v.Int64
-	}
-	if d.err != nil {
-		return m, "", nil, d.err
-	}
 	rows.Close()
-	return m, material, version, rows.Err()
+	return m, material, rows.Err()
 }
 
 // Conditional reads the versions of the page p of r (Versions), hands them
@@ -218,10 +206,9 @@ func (b *batchReader) page(ctx context.Context, q *statement, args []any, orgID,
 	br := conn.SendBatch(ctx, &batch)
 	rows, err := br.Query()
 	if err == nil {
-		var version *int64
-		b.m, b.material, version, err = scanVersions(rows, b.pre)
-		if err == nil && version != nil {
-			b.cache.put(b.key, tagEntry{version: *version, material: b.material})
+		b.m, b.material, err = scanVersions(rows, b.pre)
+		if err == nil && b.m.version.Valid {
+			b.cache.put(b.key, tagEntry{version: b.m.version.Int64, material: b.material})
 		}
 	}
 	var m Meta

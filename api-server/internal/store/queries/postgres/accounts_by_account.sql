@@ -5,6 +5,7 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4) AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     -- generated: Account columns (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     id, account_name, currency, timezone, is_active, last_sync_at
     -- end

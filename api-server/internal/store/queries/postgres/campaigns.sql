@@ -7,6 +7,7 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     1::bigint AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     -- generated: Campaign columns (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     id, platform_ad_account_id, name, objective, status, effective_status,
     daily_budget::text AS daily_budget, lifetime_budget::text AS lifetime_budget,

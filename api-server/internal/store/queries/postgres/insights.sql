@@ -10,6 +10,7 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     1::bigint AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     -- generated: Insight columns (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     id, platform_ad_account_id, attribution_window, campaign_id,
     to_char(date, 'YYYY-MM-DD') AS date, synced_at, currency, timezone,

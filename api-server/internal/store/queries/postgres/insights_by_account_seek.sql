@@ -24,6 +24,7 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $6) AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     -- generated: Insight columns of i (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     i.id, i.platform_ad_account_id, i.attribution_window, i.campaign_id,
     to_char(i.date, 'YYYY-MM-DD') AS date, i.synced_at, i.currency, i.timezone,

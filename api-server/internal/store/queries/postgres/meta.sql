@@ -9,4 +9,5 @@
 SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     1::bigint AS account_found,
-    (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch
+    (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version

@@ -46,6 +46,7 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     1::bigint AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     currency, account_id, campaign_id, to_char(period_start, 'YYYY-MM-DD') AS period_start,
     n_rows, n_days, spend::text AS spend, impressions::bigint AS impressions, clicks::bigint AS clicks,
     purchase_rows, purchases::text AS purchases, purchase_value_rows, purchase_value::text AS purchase_value,

@@ -8,9 +8,7 @@ SELECT
     CASE WHEN $2::text = '' THEN 1::bigint
          ELSE (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $2::text) END AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     concat_ws(':', 'a',
         coalesce((SELECT version FROM snapshot_versions WHERE organization_id = $1 AND resource = 'accounts'), 0),
-        (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1)) AS material,
-    -- The organization's data version (store/tagcache.go): its newest import
-    -- record, read in the material's snapshot.
-    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version
+        (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1)) AS material

@@ -30,11 +30,9 @@ SELECT
     (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) AS data_as_of,
     1::bigint AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     concat_ws(':', 'i', span.lo, span.hi, span.before, span.n,
         CASE WHEN span.lo IS NULL THEN (SELECT coalesce(sum(n), 0) FROM c) END,
         v.k, v.s,
-        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material,
-    -- The organization's data version (store/tagcache.go): its newest import
-    -- record, read in the material's snapshot.
-    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version
+        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material
 FROM span, v

@@ -28,10 +28,8 @@ SELECT
     CASE WHEN $4::text = '' THEN 1::bigint
          ELSE (SELECT count(*) FROM ad_accounts WHERE organization_id = $1 AND id = $4::text) END AS account_found,
     (SELECT epoch FROM key_state_epochs WHERE organization_id = $1) AS key_epoch,
+    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version,
     concat_ws(':', 's', c.n, v.k, v.s,
         coalesce((SELECT sum(version) FROM snapshot_versions WHERE organization_id = $1), 0),
-        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material,
-    -- The organization's data version (store/tagcache.go): its newest import
-    -- record, read in the material's snapshot.
-    (SELECT max(id) FROM insight_imports WHERE organization_id = $1) AS data_version
+        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = $1) END) AS material
 FROM v, c

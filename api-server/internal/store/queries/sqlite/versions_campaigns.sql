@@ -6,7 +6,4 @@ SELECT
          ELSE (SELECT count(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?2) END AS account_found,
     concat_ws(':', 'c',
         coalesce((SELECT version FROM snapshot_versions WHERE organization_id = ?1 AND resource = 'campaigns'), 0),
-        (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1)) AS material,
-    -- The organization's data version, as on PostgreSQL (store/tagcache.go;
-    -- SQLite keeps no material).
-    (SELECT max(id) FROM insight_imports WHERE organization_id = ?1) AS data_version
+        (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1)) AS material

@@ -26,8 +26,5 @@ SELECT
     concat_ws(':', 'i', span.lo, span.hi, span.before, span.n,
         CASE WHEN span.lo IS NULL THEN (SELECT coalesce(sum(n), 0) FROM c) END,
         v.k, v.s,
-        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1) END) AS material,
-    -- The organization's data version, as on PostgreSQL (store/tagcache.go;
-    -- SQLite keeps no material).
-    (SELECT max(id) FROM insight_imports WHERE organization_id = ?1) AS data_version
+        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1) END) AS material
 FROM span, v

@@ -16,8 +16,5 @@ SELECT
          ELSE (SELECT count(*) FROM ad_accounts WHERE organization_id = ?1 AND id = ?4) END AS account_found,
     concat_ws(':', 's', c.n, v.k, v.s,
         coalesce((SELECT sum(version) FROM snapshot_versions WHERE organization_id = ?1), 0),
-        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1) END) AS material,
-    -- The organization's data version, as on PostgreSQL (store/tagcache.go;
-    -- SQLite keeps no material).
-    (SELECT max(id) FROM insight_imports WHERE organization_id = ?1) AS data_version
+        CASE WHEN v.k = 0 THEN (SELECT data_as_of FROM organization_snapshots WHERE organization_id = ?1) END) AS material
 FROM v, c
