@@ -29,7 +29,7 @@ import (
 // (a test's store) the pages carry no tag.
 type conditionalStore interface {
 	Conditional(ctx context.Context, orgID string, r store.Resource, p store.VersionParams, pre store.Prelude, cond bool,
-		skip func(store.Meta, string) bool, read func(*store.Store) error) error
+		skip func(store.Meta, string) bool, read func(*store.Store, store.Prelude) (store.Meta, error)) error
 }
 
 // tagVersion is the API version and the form of the tag: changing the
@@ -127,13 +127,14 @@ func (s *Server) readPage(ctx context.Context, c *gin.Context, st *reqState, ep 
 			return true
 		}
 		return false
-	}, func(db *store.Store) error {
+	}, func(db *store.Store, pre store.Prelude) (store.Meta, error) {
 		if pr.rows != nil { // a replica's read retried on the primary
 			pr.rows.Release()
 		}
 		var err error
-		pr.m, pr.rows, err = ep.read(ctx, s, db, orgID, *q, nil) // the epoch is read with the versions
-		return err
+		// pre is nil when the epoch was read with the versions.
+		pr.m, pr.rows, err = ep.read(ctx, s, db, orgID, *q, pre)
+		return pr.m, err
 	})
 	return pr, err
 }

@@ -128,3 +128,34 @@ func (b *batchReader) cachedPage(ctx context.Context, conn *pgxpool.Conn, kept t
 	}
 	return m, nil
 }
+
+// keptSummary is Conditional for a summary whose material is kept, on a
+// request without If-None-Match: the summary is read first, with pre's
+// epoch and the data version in its meta; the kept material is its tag
+// when the version is the kept one, else the versions statement's when its
+// version is still the summary's (no import committed in between), else
+// the summary goes without a tag.
+func (s *Store) keptSummary(ctx context.Context, key tagKey, kept tagEntry, pre Prelude,
+	skip func(Meta, string) bool, read func(*Store, Prelude) (Meta, error)) error {
+	m, err := read(s, pre)
+	if err != nil {
+		return err
+	}
+	material := ""
+	if m.version.Valid && m.version.Int64 == kept.version {
+		material = kept.material
+	} else {
+		vm, now, err := s.Versions(ctx, key.org, key.r, key.p, nil)
+		if err != nil {
+			return err
+		}
+		if m.version.Valid && vm.version == m.version {
+			material = now
+			s.tags.put(key, tagEntry{version: m.version.Int64, material: now})
+		} else {
+			s.tags.drop(key)
+		}
+	}
+	skip(m, material)
+	return nil
+}

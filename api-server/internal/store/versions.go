@@ -138,13 +138,13 @@ func scanVersions(rows pgx.Rows, pre Prelude) (Meta, string, error) {
 // page's in one batch, one round trip (batchReader), and skip is called
 // after read, whose page the caller releases when skip answers.
 func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p VersionParams, pre Prelude, cond bool,
-	skip func(Meta, string) bool, read func(*Store) error) error {
+	skip func(Meta, string) bool, read func(*Store, Prelude) (Meta, error)) error {
 	if !cond && s.pool != nil && r != Summary {
 		vq, vargs := versionStatement(r, orgID, p)
 		b := &batchReader{pool: s.pool, q: vq, args: vargs, pre: pre, cache: s.tags, key: tagKey{orgID, r, p}}
 		// s with the batch as its reader (fenced aside: the copy only reads).
 		cp := &Store{db: s.db, pool: s.pool, r: b, stmts: s.stmts}
-		if err := read(cp); err != nil {
+		if _, err := read(cp, nil); err != nil { // the batch gives pre its epoch
 			return err
 		}
 		if !b.done {
@@ -153,14 +153,22 @@ func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p Ver
 		skip(b.m, b.material)
 		return nil
 	}
+	key := tagKey{orgID, r, p}
+	if kept, ok := s.tags.get(key); ok && !cond && r == Summary {
+		return s.keptSummary(ctx, key, kept, pre, skip, read)
+	}
 	m, material, err := s.Versions(ctx, orgID, r, p, pre)
 	if err != nil {
 		return err
 	}
+	if m.version.Valid {
+		s.tags.put(key, tagEntry{version: m.version.Int64, material: material})
+	}
 	if skip(m, material) {
 		return nil
 	}
-	return read(s)
+	_, err = read(s, nil) // pre's epoch was read with the versions
+	return err
 }
 
 // Conditional is Store.Conditional on a healthy replica (the versions and
@@ -168,7 +176,7 @@ func (s *Store) Conditional(ctx context.Context, orgID string, r Resource, p Ver
 // on the primary. A replica's failure, of the versions or of read, is
 // retried on the primary, skip included.
 func (r *Routed) Conditional(ctx context.Context, orgID string, res Resource, p VersionParams, pre Prelude, cond bool,
-	skip func(Meta, string) bool, read func(*Store) error) error {
+	skip func(Meta, string) bool, read func(*Store, Prelude) (Meta, error)) error {
 	_, _, err := routed(ctx, r, orgID, pre, func(s *Store, pre Prelude) (Meta, struct{}, error) {
 		return Meta{}, struct{}{}, s.Conditional(ctx, orgID, res, p, pre, cond, skip, read)
 	})
