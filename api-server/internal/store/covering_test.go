@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adsnap/svc/api-server/internal/store/schema"
+	"github.com/adsnap/svc/api-server/internal/testenv"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 )
 
@@ -18,6 +19,9 @@ import (
 // with the column in INCLUDE.
 func TestCoveringIndexes(t *testing.T) {
 	b := dbtest.Postgres(t)
+	if err := testenv.Migrate(t.Context(), b.DB); err != nil {
+		t.Fatal(err)
+	}
 	var read []string
 	for _, f := range schema.Insight.Fields {
 		if f.Read && f.Column != "" {
@@ -30,7 +34,7 @@ func TestCoveringIndexes(t *testing.T) {
 			FROM pg_index x
 			JOIN pg_class c ON c.oid = x.indexrelid
 			JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = ANY (x.indkey)
-			WHERE c.relname = ?`, index)
+			WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace`, index)
 		if err != nil {
 			t.Fatal(err)
 		}
