@@ -44,45 +44,39 @@ func (p summaryPage) AppendJSON(b []byte, n int) ([]byte, bool) {
 	return append(b, ']'), true
 }
 
-// summaryGroup is InsightSummaryGroup of openapi.yaml, in its order.
+// summaryGroup is InsightSummaryGroup of openapi.yaml, in its order: its
+// keys, then its figures (figures is embedded, so encoding/json writes its
+// fields here, in place).
 type summaryGroup struct {
-	Level             string  `json:"level"`
-	Currency          string  `json:"currency"`
-	AccountID         *string `json:"accountId"`
-	CampaignID        *string `json:"campaignId"`
-	PeriodStart       *string `json:"periodStart"`
-	PeriodEnd         *string `json:"periodEnd"`
-	Rows              int64   `json:"rows"`
-	Days              int64   `json:"days"`
-	Spend             string  `json:"spend"`
-	Impressions       int64   `json:"impressions"`
-	Clicks            int64   `json:"clicks"`
-	CTR               *string `json:"ctr"`
-	CPC               *string `json:"cpc"`
-	CPM               *string `json:"cpm"`
-	PurchaseRows      int64   `json:"purchaseRows"`
-	Purchases         *string `json:"purchases"`
-	PurchaseValueRows int64   `json:"purchaseValueRows"`
-	PurchaseValue     *string `json:"purchaseValue"`
-	ROAS              *string `json:"roas"`
+	Level       string  `json:"level"`
+	Currency    string  `json:"currency"`
+	AccountID   *string `json:"accountId"`
+	CampaignID  *string `json:"campaignId"`
+	PeriodStart *string `json:"periodStart"`
+	PeriodEnd   *string `json:"periodEnd"`
+	figures
+}
+
+// orNull is s, or nil (null) for "".
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func summaryItem(level string, g *store.SummaryGroup) summaryGroup {
-	orNull := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
 	spend := rat(g.Spend)
 	clicks, imp := new(big.Rat).SetInt64(g.Clicks), new(big.Rat).SetInt64(g.Impressions)
 	out := summaryGroup{
 		Level: level, Currency: g.Currency,
 		AccountID: orNull(g.AccountID), CampaignID: orNull(g.CampaignID),
 		PeriodStart: orNull(g.PeriodStart), PeriodEnd: orNull(g.PeriodEnd),
-		Rows: g.Rows, Days: g.Days, Spend: g.Spend, Impressions: g.Impressions, Clicks: g.Clicks,
-		CTR: ratio(clicks, imp, 100), CPC: ratio(spend, clicks, 1), CPM: ratio(spend, imp, 1000),
-		PurchaseRows: g.PurchaseRows, PurchaseValueRows: g.PurchaseValueRows,
+		figures: figures{
+			Rows: g.Rows, Days: g.Days, Spend: g.Spend, Impressions: g.Impressions, Clicks: g.Clicks,
+			CTR: ratio(clicks, imp, 100), CPC: ratio(spend, clicks, 1), CPM: ratio(spend, imp, 1000),
+			PurchaseRows: g.PurchaseRows, PurchaseValueRows: g.PurchaseValueRows,
+		},
 	}
 	if g.PurchaseRows > 0 {
 		out.Purchases = orNull(g.Purchases)

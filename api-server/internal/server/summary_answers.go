@@ -21,8 +21,8 @@ type answerGroup struct {
 	Change       *change  `json:"change,omitempty"`
 }
 
-// figures is InsightSummaryFigures: a group's figures over the second
-// period.
+// figures is InsightSummaryFigures: a group's figures (summaryGroup's, and
+// over the second period its previous).
 type figures struct {
 	Rows              int64   `json:"rows"`
 	Days              int64   `json:"days"`
@@ -85,17 +85,9 @@ func answerItem(item summaryGroup, g *store.SummaryGroup, opts *query.SummaryOpt
 	if opts == nil || opts.CompareFrom == "" || g.Previous == nil {
 		return out
 	}
-	p := summaryItem(item.Level, g.Previous)
-	out.Previous = &figures{Rows: p.Rows, Days: p.Days, Spend: p.Spend, Impressions: p.Impressions, Clicks: p.Clicks,
-		CTR: p.CTR, CPC: p.CPC, CPM: p.CPM, PurchaseRows: p.PurchaseRows, Purchases: p.Purchases,
-		PurchaseValueRows: p.PurchaseValueRows, PurchaseValue: p.PurchaseValue, ROAS: p.ROAS}
+	previous := summaryItem(item.Level, g.Previous).figures
+	out.Previous = &previous
 	ch := store.FigureChanges(g, g.Previous)
-	str := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
 	// ch is in the order of query.SummaryFields: spend, impressions,
 	// clicks, purchases, purchaseValue, ctr, cpc, cpm, roas.
 	c := change{}
@@ -103,7 +95,7 @@ func answerItem(item summaryGroup, g *store.SummaryGroup, opts *query.SummaryOpt
 		{&c.Purchases, &c.PurchasesRelative}, {&c.PurchaseValue, &c.PurchaseValueRelative}, {&c.CTR, &c.CTRRelative},
 		{&c.CPC, &c.CPCRelative}, {&c.CPM, &c.CPMRelative}, {&c.ROAS, &c.ROASRelative}}
 	for i, t := range targets {
-		*t[0], *t[1] = str(ch[i].Absolute), str(ch[i].Relative)
+		*t[0], *t[1] = orNull(ch[i].Absolute), orNull(ch[i].Relative)
 	}
 	out.Change = &c
 	return out
