@@ -108,25 +108,40 @@ func (b *batchReader) cachedPage(ctx context.Context, conn *pgxpool.Conn, kept t
 		return m, err
 	}
 	b.m, b.done = m, true
-	if m.version.Valid && m.version.Int64 == kept.version {
+	if kept.matches(m) {
 		b.material = kept.material
 		return m, nil
 	}
-	b.material = ""
-	if rows, err = conn.Query(ctx, b.q.pg, b.args...); err != nil {
-		return m, err
-	}
-	vm, material, err := scanVersions(rows, nil)
+	b.material, err = b.cache.reread(b.key, m, func() (Meta, string, error) {
+		rows, err := conn.Query(ctx, b.q.pg, b.args...)
+		if err != nil {
+			return Meta{}, "", err
+		}
+		return scanVersions(rows, nil)
+	})
+	return m, err
+}
+
+// matches reports whether e was kept at the data version of meta m: then
+// its material is that of the page m was read with.
+func (e tagEntry) matches(m Meta) bool { return m.version.Valid && m.version.Int64 == e.version }
+
+// reread is the tag material of the page key read with meta m, when what
+// was kept for it is of another data version: that of versions (the
+// versions statement, read after the page) when its data version is still
+// m's (no import committed in between), kept in place of the old one; else
+// "" (no tag), and nothing is kept.
+func (c *tagCache) reread(key tagKey, m Meta, versions func() (Meta, string, error)) (string, error) {
+	vm, material, err := versions()
 	if err != nil {
-		return m, err
+		return "", err
 	}
-	if m.version.Valid && vm.version == m.version {
-		b.material = material
-		b.cache.put(b.key, tagEntry{version: m.version.Int64, material: material})
-	} else {
-		b.cache.drop(b.key)
+	if !m.version.Valid || vm.version != m.version {
+		c.drop(key)
+		return "", nil
 	}
-	return m, nil
+	c.put(key, tagEntry{version: m.version.Int64, material: material})
+	return material, nil
 }
 
 // keptSummary is Conditional for a summary whose material is kept, on a
@@ -141,19 +156,12 @@ func (s *Store) keptSummary(ctx context.Context, key tagKey, kept tagEntry, pre 
 	if err != nil {
 		return err
 	}
-	material := ""
-	if m.version.Valid && m.version.Int64 == kept.version {
-		material = kept.material
-	} else {
-		vm, now, err := s.Versions(ctx, key.org, key.r, key.p, nil)
-		if err != nil {
+	material := kept.material
+	if !kept.matches(m) {
+		if material, err = s.tags.reread(key, m, func() (Meta, string, error) {
+			return s.Versions(ctx, key.org, key.r, key.p, nil)
+		}); err != nil {
 			return err
-		}
-		if m.version.Valid && vm.version == m.version {
-			material = now
-			s.tags.put(key, tagEntry{version: m.version.Int64, material: now})
-		} else {
-			s.tags.drop(key)
 		}
 	}
 	skip(m, material)
