@@ -64,7 +64,7 @@ public address) is refused with exit 2, unless --unsafe-public-demo is given.`,
 		},
 	}
 	cmd.Flags().StringVar(&scale, "scale", demo.ScaleSmall,
-		"small (3 accounts, 6 campaigns) or large (24 accounts in 4 currencies, 500+ campaigns, 90 days, the last week restated by a second import)")
+		"small (3 accounts, 6 campaigns) or large (24 accounts in 4 currencies, 500+ campaigns, most paused or archived long ago, 90 days, the last week restated by a second import)")
 	cmd.Flags().BoolVar(&unsafePublic, "unsafe-public-demo", false,
 		"listen on a non-loopback address anyway: anyone who reaches it can sign in as any demo user, with no password")
 	addDatabaseFlags(cmd.Flags(), &c, "demo.db")

@@ -7,10 +7,16 @@ import (
 
 // The demo of real size (`svc-api demo --scale large`; issue 46): the small
 // demo plus, in DemoOrganization, LargeAccounts more accounts in four
-// currencies with LargeCampaigns campaigns each (realistic names; some
-// paused or archived, some of those still spending), LargeDays days of
-// insights, purchase evidence on some rows only, and some campaign days
-// with impressions but no click. DemoLargeRestated is the same document
+// currencies with LargeCampaigns campaigns each (realistic names), and
+// LargeDays days of insights. Like a real organization of that size, most
+// campaigns are ARCHIVED or PAUSED and stopped spending weeks or months ago
+// (some before the LargeDays days, so they have no rows at all); a modest
+// set still spends: one always-on campaign in each active account, a few
+// new launches, a few paused in the last days whose rows still show spend
+// (as paused campaigns do while a change propagates); some ACTIVE
+// campaigns stopped delivering and report days of zero spend (see
+// largeLife). Purchase evidence is on some rows only, some campaign days
+// have impressions but no click. DemoLargeRestated is the same document
 // with the last RestatedDays days restated, as a second import would bring
 // them.
 
@@ -45,18 +51,42 @@ func largeAccount(i int) demoAccount {
 	}
 }
 
-// largeStatus is the status of a campaign: mostly ACTIVE, some PAUSED and
-// ARCHIVED; lastDay is the number of days before today of its last row (0:
-// it still spends; paused ones mostly stopped a while ago, some still
-// spend, as paused campaigns do while a change propagates).
-func largeStatus(id string, j int) (status string, lastDay int) {
-	switch n := noise(100, id, "status"); {
-	case n < 12:
-		return "PAUSED", []int{0, 10, 20, 30}[j%4]
-	case n < 20:
-		return "ARCHIVED", []int{0, 45, 60}[j%3]
+// largeLife is the status of campaign j of account i (id its id) and the
+// days of its rows, in days before today: it spent from first down to
+// last, then reported zero spend for the quiet days after last (an ACTIVE
+// campaign that stopped delivering). A campaign whose last is LargeDays or
+// more has no rows in the demo. Roles rotate through the accounts' campaigns:
+//   - in each active account, one always-on ACTIVE campaign (spends every
+//     day); in every fifth, a new launch of the last 10 to 29 days; in
+//     three, a campaign PAUSED in the last 3 days that still spent since;
+//   - two more PAUSED campaigns an account, stopped 3 to 62 days ago (a few
+//     of them in the last week);
+//   - in every fourth account, an ACTIVE campaign that has not delivered
+//     for 35 to 54 days (rows of zero spend every day since);
+//   - the rest PAUSED (stopped 31 to 88 days ago) or ARCHIVED (stopped 45
+//     to 194 days ago).
+func largeLife(i, j int, id string) (status string, first, last, quiet int) {
+	live := i%10 != 9 // the accounts largeAccount makes inactive
+	long := 400       // started before the demo's days
+	switch k := (j + 3*i) % LargeCampaigns; {
+	case k == 0 && live:
+		return "ACTIVE", long, 0, 0
+	case k == 1 && live && i%5 == 0:
+		return "ACTIVE", 10 + int(noise(20, id, "first")), 0, 0
+	case k == 2 && live && i%6 == 1:
+		return "PAUSED", 60 + int(noise(200, id, "first")), int(noise(3, id, "last")), 0
+	case k == 1 || k == 2:
+		last = 3 + int(noise(60, id, "last"))
+		return "PAUSED", last + 20 + int(noise(60, id, "first")), last, 0
+	case k == 3 && i%4 == 1:
+		last = 35 + int(noise(20, id, "last"))
+		return "ACTIVE", long, last, last
+	case k < 10:
+		last = 31 + int(noise(58, id, "last"))
+		return "PAUSED", last + 15 + int(noise(90, id, "first")), last, 0
 	default:
-		return "ACTIVE", 0
+		last = 45 + int(noise(150, id, "last"))
+		return "ARCHIVED", last + 10 + int(noise(60, id, "first")), last, 0
 	}
 }
 
@@ -88,7 +118,7 @@ func demoLarge(now time.Time, restated bool) *Document {
 		var cmps []largeCampaign
 		for j := range LargeCampaigns {
 			id := fmt.Sprintf("cmp_large_%02d_%02d", i+1, j+1)
-			status, last := largeStatus(id, j)
+			status, first, last, quiet := largeLife(i, j, id)
 			name := fmt.Sprintf("%s | %s | %s", largeThemes[(i+j)%len(largeThemes)], largeFormats[j%len(largeFormats)], a.name)
 			if j >= len(largeThemes) {
 				name += fmt.Sprintf(" #%d", j/len(largeThemes)+1)
@@ -97,11 +127,13 @@ func demoLarge(now time.Time, restated bool) *Document {
 				Status: status, EffectiveStatus: ptr(status), SyncedAt: ptr(sync),
 				DailyBudget: ptr(amount(uint64(1000+noise(20000, id)), a.currency))}
 			doc.Campaigns = append(doc.Campaigns, c)
-			cmps = append(cmps, largeCampaign{id: id, lastDay: last, scale: uint64(1 + noise(8, id, "scale"))})
+			cmps = append(cmps, largeCampaign{id: id, first: first, last: last, quiet: quiet,
+				alwaysOn: status == "ACTIVE" && first > LargeDays && quiet == 0, scale: uint64(1 + noise(8, id, "scale"))})
 		}
 		for d := range LargeDays {
-			date := today.AddDate(0, 0, -d).Format(time.DateOnly)
-			doc.Insights = append(doc.Insights, largeDay(a, cmps, date, d, sync, restated && d < RestatedDays)...)
+			date := today.AddDate(0, 0, -d)
+			noClick := (int(date.Unix()/86400) + i) % 7 // the always-on campaign has no click when 0
+			doc.Insights = append(doc.Insights, largeDay(a, cmps, date.Format(time.DateOnly), d, noClick == 0, sync, restated && d < RestatedDays)...)
 		}
 	}
 	return doc
@@ -109,15 +141,18 @@ func demoLarge(now time.Time, restated bool) *Document {
 
 // largeCampaign is a campaign of the large demo as its rows need it.
 type largeCampaign struct {
-	id      string
-	lastDay int    // days before today of its last row
-	scale   uint64 // size of its budget, 1 to 8
+	id                 string
+	first, last, quiet int    // days before today: see largeLife
+	alwaysOn           bool   // ACTIVE, spending every day
+	scale              uint64 // size of its budget, 1 to 8
 }
 
 // largeDay returns the rows of one account and day: one per campaign that
-// still ran that day, then the account-level row with their sums.
+// ran that day (of zero spend in its quiet days), then the account-level
+// row with their sums. On a noClick day the always-on campaign's row has
+// impressions but no click (so does a campaign's row on some other days).
 // Restated rows have other figures for the same keys.
-func largeDay(a demoAccount, cmps []largeCampaign, date string, day int, sync string, restated bool) []Insight {
+func largeDay(a demoAccount, cmps []largeCampaign, date string, day int, noClick bool, sync string, restated bool) []Insight {
 	m := a.measurement
 	if m == "" {
 		m = "reported_purchase_value"
@@ -133,21 +168,24 @@ func largeDay(a demoAccount, cmps []largeCampaign, date string, day int, sync st
 	var total metrics
 	var maxReach uint64
 	for _, c := range cmps {
-		if day < c.lastDay {
+		var mt metrics
+		switch {
+		case day > c.first || day < c.last-c.quiet:
 			continue
-		}
-		impressions := c.scale * uint64(300+noise(3000, c.id, date, salt))
-		mt := metrics{
-			impressions: impressions,
-			reach:       impressions * uint64(70+noise(25, c.id, date, "r")) / 100,
-			clicks:      impressions * uint64(5+noise(30, c.id, date, "c", salt)) / 1000,
-			spend:       impressions * uint64(300+noise(900, c.id, date, "s", salt)) / 1000,
-			purchases:   uint64(noise(9, c.id, date, "p")),
-		}
-		if noise(20, c.id, date, "noclick") == 0 { // impressions but no click
-			mt.clicks = 0
-		}
-		mt.value = mt.purchases * uint64(2000+noise(9000, c.id, date, "pv"))
+		case day >= c.last:
+			impressions := c.scale * uint64(300+noise(3000, c.id, date, salt))
+			mt = metrics{
+				impressions: impressions,
+				reach:       impressions * uint64(70+noise(25, c.id, date, "r")) / 100,
+				clicks:      impressions * uint64(5+noise(30, c.id, date, "c", salt)) / 1000,
+				spend:       impressions * uint64(300+noise(900, c.id, date, "s", salt)) / 1000,
+				purchases:   uint64(noise(9, c.id, date, "p")),
+			}
+			if noise(20, c.id, date, "noclick") == 0 || noClick && c.alwaysOn { // impressions but no click
+				mt.clicks = 0
+			}
+			mt.value = mt.purchases * uint64(2000+noise(9000, c.id, date, "pv"))
+		} // else a quiet day: a row of zeros
 		total.impressions += mt.impressions
 		total.reach += mt.reach
 		total.clicks += mt.clicks
