@@ -11,7 +11,8 @@
 // the document's insight struct, its validation and the import's column
 // lists. With -target regions it rewrites, in place, the parts of
 // hand-written files that follow from schema (regions.go): the read
-// statements' column lists and openapi.yaml's resource schemas.
+// statements' column lists, the import statements' lists of the insight's
+// declared fields (snapshot/queries) and openapi.yaml's resource schemas.
 //
 //	go run ./gen -target store -o resources_gen.go
 //	go run ./gen -target regions [-check]
@@ -352,12 +353,6 @@ var insightFieldColumns = [][2]string{
 // validated element: counts are present).
 func insightFieldValues(args []any, in *{{.R.Name}}) []any {
 	return append(args{{range .R.Checked}}, {{if eq .Check "count"}}*{{end}}in.{{.Go}}{{end}})
-}
-
-// insightFieldSelect is the merge's select list of the declared fields
-// from the staging table s; numeric casts a decimal's staged text.
-func insightFieldSelect(numeric func(string) string) []string {
-	return []string{ {{range $i, $f := .R.Checked}}{{if $i}}, {{end}}{{if isDecimal $f}}numeric("s.{{$f.Column}}"){{else}}"s.{{$f.Column}}"{{end}}{{end}} }
 }
 
 // insightDecimalColumns are the declared decimal columns (compared as text by the merge).
