@@ -291,8 +291,14 @@ func decode{{$r.Name}}(vals [][]byte, fds []pgconn.FieldDescription, arena *[]by
 // scan{{$r.Name}} reads one row of a SQLite statement.
 func scan{{$r.Name}}(rows *sql.Rows) ({{$r.Name}}Row, error) {
 	var r {{$r.Name}}Row
-	err := rows.Scan({{range $i, $f := $r.Read}}{{if $i}}, {{end}}&r.{{$f.Go}}{{end}})
+	err := rows.Scan(r.dest()...)
 	return r, err
+}
+
+// dest are the pointers to r's fields in the order of {{lower $r.Name}}Columns
+// (scan{{$r.Name}}; changes.go scans an insight after the columns of its change).
+func (r *{{$r.Name}}Row) dest() []any {
+	return []any{ {{range $i, $f := $r.Read}}{{if $i}}, {{end}}&r.{{$f.Go}}{{end}} }
 }
 
 // appendJSON writes r as the API returns it.

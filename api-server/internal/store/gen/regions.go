@@ -6,7 +6,9 @@ package main
 //   - in the read statements (store/queries/*/*.sql), a resource's column
 //     list, after the line
 //     "-- generated: <Resource> columns [of <alias>] (…)" and up to the
-//     line "-- end";
+//     line "-- end"; with the shape joined
+//     ("-- generated: <Resource> joined columns of <alias>"), the same
+//     columns taken again from a left-joined subquery (joinedColumn);
 //   - in the import's statements (snapshot/queries/*/*.sql), the part of a
 //     column list that holds the document's declared fields (Doc, Check not
 //     Hand: the fields insight_gen.go stages between the identity columns
@@ -37,7 +39,7 @@ import (
 )
 
 var (
-	sqlMarker  = regexp.MustCompile(`^(\s*)-- generated: (\w+) (?:(insert|select|set|compare) )?columns(?: of (\w+))?\b`)
+	sqlMarker  = regexp.MustCompile(`^(\s*)-- generated: (\w+) (?:(joined|insert|select|set|compare) )?columns(?: of (\w+))?\b`)
 	sqlEnd     = regexp.MustCompile(`^\s*-- end\b`)
 	yamlMarker = regexp.MustCompile(`^(\s*)# generated: resources\b`)
 	yamlEnd    = regexp.MustCompile(`^\s*# end\b`)
@@ -135,7 +137,7 @@ func sqlColumns(dialect string) func(m []string) (string, error) {
 		if alias != "" {
 			alias += "."
 		}
-		if shape != "" {
+		if shape != "" && shape != "joined" {
 			return mergeColumns(dialect, indent, r, shape, alias)
 		}
 		var cols []string
@@ -145,6 +147,8 @@ func sqlColumns(dialect string) func(m []string) (string, error) {
 			}
 			c := alias + f.Column
 			switch {
+			case shape == "joined":
+				c = joinedColumn(dialect, c, f)
 			case dialect == "postgres" && f.Type == schema.Date:
 				c = fmt.Sprintf("to_char(%s, 'YYYY-MM-DD') AS %s", c, f.Column)
 			case dialect == "postgres" && f.Type == schema.Decimal:
@@ -154,6 +158,23 @@ func sqlColumns(dialect string) func(m []string) (string, error) {
 		}
 		return wrap(indent, cols, 88), nil
 	}
+}
+
+// joinedColumn is a read column c of field f taken again from a subquery
+// that a row may be missing from (a LEFT JOIN: the changes statements),
+// whose list already cast it: as it is on PostgreSQL; on SQLite, a NOT
+// NULL column reads its zero value instead of NULL (database/sql scans no
+// NULL into a string or an int64), except id, whose NULL tells the
+// missing row.
+func joinedColumn(dialect, c string, f schema.Field) string {
+	if dialect != "sqlite" || f.Null || f.Column == "id" {
+		return c
+	}
+	zero := "''"
+	if f.Type == schema.Int || f.Type == schema.Float || f.Type == schema.Bool {
+		zero = "0"
+	}
+	return fmt.Sprintf("COALESCE(%s, %s) AS %s", c, zero, f.Column)
 }
 
 // mergeShapes write a declared field's column c (its alias, if any,
