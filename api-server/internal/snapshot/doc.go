@@ -28,9 +28,11 @@
 //     windows.go: complete windows, whose stored rows the document does
 //     not carry are removed; prune.go: the change log's retention;
 //   - queries.go, queries/: every statement of the import, one SQL file per
-//     statement and dialect (the column lists are schema's,
-//     TestMergeColumns; the plans of those every import runs after its
-//     merge are checked by TestImportPlans);
+//     statement and dialect (the column lists are schema's: the insights'
+//     declared fields are written between marker lines by store/gen,
+//     `go generate ./internal/store/`, TestGeneratedRegions in store; the
+//     lists as a whole are checked by TestMergeColumns; the plans of those
+//     every import runs after its merge are checked by TestImportPlans);
 //   - dialect.go, postgres.go: what PostgreSQL and SQLite do differently,
 //     one interface (PostgreSQL: COPY from a writer goroutine, typed
 //     staging, an insights merge that records what it writes in the same

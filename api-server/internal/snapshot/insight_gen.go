@@ -72,11 +72,5 @@ func insightFieldValues(args []any, in *Insight) []any {
 	return append(args, in.AttributionWindow, in.PurchaseMeasurement, in.Spend, in.CTR, in.CPC, in.CPM, *in.Impressions, *in.Reach, *in.Clicks, in.Purchases, in.PurchaseValue, in.ROAS)
 }
 
-// insightFieldSelect is the merge's select list of the declared fields
-// from the staging table s; numeric casts a decimal's staged text.
-func insightFieldSelect(numeric func(string) string) []string {
-	return []string{"s.attribution_window", "s.purchase_measurement", numeric("s.spend"), numeric("s.ctr"), numeric("s.cpc"), numeric("s.cpm"), "s.impressions", "s.reach", "s.clicks", "s.purchases", "s.purchase_value", "s.roas"}
-}
-
 // insightDecimalColumns are the declared decimal columns (compared as text by the merge).
 var insightDecimalColumns = map[string]bool{"spend": true, "ctr": true, "cpc": true, "cpm": true}

@@ -316,10 +316,11 @@ func (s *Store) sqliteChanges(ctx context.Context, q *statement, args []any, pag
 			id, account, day, rid sql.NullString
 		)
 		var r InsightRow
-		dest := []any{&asOf, &found, &hi, &pruned, &now, &txid, &seq, &id, &account, &day, &rid,
-			&r.PlatformAdAccountID, &r.AttributionWindow, &r.CampaignID, &r.Date, &r.SyncedAt,
-			&r.Currency, &r.Timezone, &r.PurchaseMeasurement, &r.Spend, &r.CTR, &r.CPC, &r.CPM,
-			&r.Impressions, &r.Reach, &r.Clicks, &r.Purchases, &r.PurchaseValue, &r.ROAS}
+		// The row's columns are insightColumns, id first: its NULL tells a
+		// removal or the empty row, so it is scanned into rid.
+		fields := r.dest()
+		fields[0] = &rid
+		dest := append([]any{&asOf, &found, &hi, &pruned, &now, &txid, &seq, &id, &account, &day}, fields...)
 		if err := rows.Scan(dest...); err != nil {
 			return m, err
 		}

@@ -37,9 +37,10 @@ func TestGenerated(t *testing.T) {
 }
 
 // TestGeneratedRegions fails when a generated region of a hand-written
-// file (a read statement's column list, openapi.yaml's resource schemas:
-// gen/regions.go) is not what store/gen writes from store/schema now: run
-// `go generate ./internal/store/`.
+// file (a read statement's column list, the insight's declared fields in
+// an import statement of snapshot/queries, openapi.yaml's resource
+// schemas: gen/regions.go) is not what store/gen writes from store/schema
+// now: run `go generate ./internal/store/`.
 func TestGeneratedRegions(t *testing.T) {
 	cmd := exec.Command("go", "run", "./gen", "-target", "regions", "-check")
 	if b, err := cmd.CombinedOutput(); err != nil {

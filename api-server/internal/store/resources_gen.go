@@ -61,8 +61,14 @@ func decodeAccount(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) 
 // scanAccount reads one row of a SQLite statement.
 func scanAccount(rows *sql.Rows) (AccountRow, error) {
 	var r AccountRow
-	err := rows.Scan(&r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &r.LastSyncAt)
+	err := rows.Scan(r.dest()...)
 	return r, err
+}
+
+// dest are the pointers to r's fields in the order of accountColumns
+// (scanAccount; changes.go scans an insight after the columns of its change).
+func (r *AccountRow) dest() []any {
+	return []any{&r.ID, &r.AccountName, &r.Currency, &r.Timezone, &r.IsActive, &r.LastSyncAt}
 }
 
 // appendJSON writes r as the API returns it.
@@ -143,8 +149,14 @@ func decodeCampaign(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte)
 // scanCampaign reads one row of a SQLite statement.
 func scanCampaign(rows *sql.Rows) (CampaignRow, error) {
 	var r CampaignRow
-	err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &r.EffectiveStatus, &r.DailyBudget, &r.LifetimeBudget, &r.SyncedAt, &r.Currency, &r.Timezone)
+	err := rows.Scan(r.dest()...)
 	return r, err
+}
+
+// dest are the pointers to r's fields in the order of campaignColumns
+// (scanCampaign; changes.go scans an insight after the columns of its change).
+func (r *CampaignRow) dest() []any {
+	return []any{&r.ID, &r.PlatformAdAccountID, &r.Name, &r.Objective, &r.Status, &r.EffectiveStatus, &r.DailyBudget, &r.LifetimeBudget, &r.SyncedAt, &r.Currency, &r.Timezone}
 }
 
 // appendJSON writes r as the API returns it.
@@ -251,8 +263,14 @@ func decodeInsight(vals [][]byte, fds []pgconn.FieldDescription, arena *[]byte) 
 // scanInsight reads one row of a SQLite statement.
 func scanInsight(rows *sql.Rows) (InsightRow, error) {
 	var r InsightRow
-	err := rows.Scan(&r.ID, &r.PlatformAdAccountID, &r.AttributionWindow, &r.CampaignID, &r.Date, &r.SyncedAt, &r.Currency, &r.Timezone, &r.PurchaseMeasurement, &r.Spend, &r.CTR, &r.CPC, &r.CPM, &r.Impressions, &r.Reach, &r.Clicks, &r.Purchases, &r.PurchaseValue, &r.ROAS)
+	err := rows.Scan(r.dest()...)
 	return r, err
+}
+
+// dest are the pointers to r's fields in the order of insightColumns
+// (scanInsight; changes.go scans an insight after the columns of its change).
+func (r *InsightRow) dest() []any {
+	return []any{&r.ID, &r.PlatformAdAccountID, &r.AttributionWindow, &r.CampaignID, &r.Date, &r.SyncedAt, &r.Currency, &r.Timezone, &r.PurchaseMeasurement, &r.Spend, &r.CTR, &r.CPC, &r.CPM, &r.Impressions, &r.Reach, &r.Clicks, &r.Purchases, &r.PurchaseValue, &r.ROAS}
 }
 
 // appendJSON writes r as the API returns it.

@@ -11,7 +11,8 @@
 // the document's insight struct, its validation and the import's column
 // lists. With -target regions it rewrites, in place, the parts of
 // hand-written files that follow from schema (regions.go): the read
-// statements' column lists and openapi.yaml's resource schemas.
+// statements' column lists, the import statements' lists of the insight's
+// declared fields (snapshot/queries) and openapi.yaml's resource schemas.
 //
 //	go run ./gen -target store -o resources_gen.go
 //	go run ./gen -target regions [-check]
@@ -290,8 +291,14 @@ func decode{{$r.Name}}(vals [][]byte, fds []pgconn.FieldDescription, arena *[]by
 // scan{{$r.Name}} reads one row of a SQLite statement.
 func scan{{$r.Name}}(rows *sql.Rows) ({{$r.Name}}Row, error) {
 	var r {{$r.Name}}Row
-	err := rows.Scan({{range $i, $f := $r.Read}}{{if $i}}, {{end}}&r.{{$f.Go}}{{end}})
+	err := rows.Scan(r.dest()...)
 	return r, err
+}
+
+// dest are the pointers to r's fields in the order of {{lower $r.Name}}Columns
+// (scan{{$r.Name}}; changes.go scans an insight after the columns of its change).
+func (r *{{$r.Name}}Row) dest() []any {
+	return []any{ {{range $i, $f := $r.Read}}{{if $i}}, {{end}}&r.{{$f.Go}}{{end}} }
 }
 
 // appendJSON writes r as the API returns it.
@@ -352,12 +359,6 @@ var insightFieldColumns = [][2]string{
 // validated element: counts are present).
 func insightFieldValues(args []any, in *{{.R.Name}}) []any {
 	return append(args{{range .R.Checked}}, {{if eq .Check "count"}}*{{end}}in.{{.Go}}{{end}})
-}
-
-// insightFieldSelect is the merge's select list of the declared fields
-// from the staging table s; numeric casts a decimal's staged text.
-func insightFieldSelect(numeric func(string) string) []string {
-	return []string{ {{range $i, $f := .R.Checked}}{{if $i}}, {{end}}{{if isDecimal $f}}numeric("s.{{$f.Column}}"){{else}}"s.{{$f.Column}}"{{end}}{{end}} }
 }
 
 // insightDecimalColumns are the declared decimal columns (compared as text by the merge).

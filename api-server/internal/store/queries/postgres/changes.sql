@@ -33,18 +33,22 @@ SELECT
     (SELECT h.pruned_below::text FROM insight_change_horizons h WHERE h.organization_id = $1) AS pruned_below,
     w.now_xmin::text AS now_xmin,
     p.change_txid, p.change_seq, p.change_id, p.change_account_id, p.change_date,
-    p.id, p.platform_ad_account_id, p.attribution_window, p.campaign_id,
-    p.date, p.synced_at, p.currency, p.timezone, p.purchase_measurement,
-    p.spend, p.ctr, p.cpc, p.cpm,
-    p.impressions, p.reach, p.clicks, p.purchases, p.purchase_value, p.roas
+    -- generated: Insight joined columns of p (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
+    p.id, p.platform_ad_account_id, p.attribution_window, p.campaign_id, p.date,
+    p.synced_at, p.currency, p.timezone, p.purchase_measurement, p.spend, p.ctr, p.cpc,
+    p.cpm, p.impressions, p.reach, p.clicks, p.purchases, p.purchase_value, p.roas
+    -- end
 FROM w
 LEFT JOIN LATERAL (
     SELECT e.txid::text AS change_txid, e.seq AS change_seq, e.insight_id AS change_id,
         e.account_id AS change_account_id, to_char(e.date, 'YYYY-MM-DD') AS change_date,
+        -- generated: Insight columns of d (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
         d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id,
-        to_char(d.date, 'YYYY-MM-DD') AS date, d.synced_at, d.currency, d.timezone, d.purchase_measurement,
-        d.spend::text AS spend, d.ctr::text AS ctr, d.cpc::text AS cpc, d.cpm::text AS cpm,
-        d.impressions, d.reach, d.clicks, d.purchases, d.purchase_value, d.roas
+        to_char(d.date, 'YYYY-MM-DD') AS date, d.synced_at, d.currency, d.timezone,
+        d.purchase_measurement, d.spend::text AS spend, d.ctr::text AS ctr,
+        d.cpc::text AS cpc, d.cpm::text AS cpm, d.impressions, d.reach, d.clicks,
+        d.purchases, d.purchase_value, d.roas
+        -- end
     FROM insight_changes e
     LEFT JOIN insights_daily d ON d.id = e.insight_id AND d.organization_id = $1
     WHERE e.organization_id = $1

@@ -24,16 +24,21 @@ SELECT
     w.now_xmin::text AS now_xmin,
     NULL::text AS change_txid, NULL::bigint AS change_seq, NULL::text AS change_id,
     NULL::text AS change_account_id, NULL::text AS change_date,
-    p.id, p.platform_ad_account_id, p.attribution_window, p.campaign_id,
-    p.date, p.synced_at, p.currency, p.timezone, p.purchase_measurement,
-    p.spend, p.ctr, p.cpc, p.cpm,
-    p.impressions, p.reach, p.clicks, p.purchases, p.purchase_value, p.roas
+    -- generated: Insight joined columns of p (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
+    p.id, p.platform_ad_account_id, p.attribution_window, p.campaign_id, p.date,
+    p.synced_at, p.currency, p.timezone, p.purchase_measurement, p.spend, p.ctr, p.cpc,
+    p.cpm, p.impressions, p.reach, p.clicks, p.purchases, p.purchase_value, p.roas
+    -- end
 FROM w
 LEFT JOIN LATERAL (
-    SELECT d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id,
-        to_char(d.date, 'YYYY-MM-DD') AS date, d.synced_at, d.currency, d.timezone, d.purchase_measurement,
-        d.spend::text AS spend, d.ctr::text AS ctr, d.cpc::text AS cpc, d.cpm::text AS cpm,
-        d.impressions, d.reach, d.clicks, d.purchases, d.purchase_value, d.roas
+    SELECT
+        -- generated: Insight columns of d (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
+        d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id,
+        to_char(d.date, 'YYYY-MM-DD') AS date, d.synced_at, d.currency, d.timezone,
+        d.purchase_measurement, d.spend::text AS spend, d.ctr::text AS ctr,
+        d.cpc::text AS cpc, d.cpm::text AS cpm, d.impressions, d.reach, d.clicks,
+        d.purchases, d.purchase_value, d.roas
+        -- end
     FROM insights_daily d
     WHERE d.organization_id = $1
       AND d.date <= $3::date AND (d.date < $3::date OR d.id > $4::text)

@@ -19,9 +19,12 @@ WITH w AS (
 p AS (
     SELECT e.seq AS change_txid, e.seq AS change_seq, e.insight_id AS change_id,
         e.account_id AS change_account_id, e.date AS change_date,
-        d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id, d.date, d.synced_at,
-        d.currency, d.timezone, d.purchase_measurement, d.spend, d.ctr, d.cpc, d.cpm,
-        d.impressions, d.reach, d.clicks, d.purchases, d.purchase_value, d.roas
+        -- generated: Insight columns of d (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
+        d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id, d.date,
+        d.synced_at, d.currency, d.timezone, d.purchase_measurement, d.spend, d.ctr,
+        d.cpc, d.cpm, d.impressions, d.reach, d.clicks, d.purchases, d.purchase_value,
+        d.roas
+        -- end
     FROM insight_changes e
     CROSS JOIN w
     LEFT JOIN insights_daily d ON d.id = e.insight_id AND d.organization_id = ?1
@@ -39,12 +42,15 @@ SELECT
     (SELECT h.pruned_below FROM insight_change_horizons h WHERE h.organization_id = ?1) AS pruned_below,
     w.hi AS now_xmin,
     p.change_txid, p.change_seq, p.change_id, p.change_account_id, p.change_date,
+    -- generated: Insight joined columns of p (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     p.id, COALESCE(p.platform_ad_account_id, '') AS platform_ad_account_id,
     COALESCE(p.attribution_window, '') AS attribution_window, p.campaign_id,
     COALESCE(p.date, '') AS date, p.synced_at, COALESCE(p.currency, '') AS currency,
-    COALESCE(p.timezone, '') AS timezone, COALESCE(p.purchase_measurement, '') AS purchase_measurement,
-    COALESCE(p.spend, '') AS spend, COALESCE(p.ctr, '') AS ctr, COALESCE(p.cpc, '') AS cpc,
-    COALESCE(p.cpm, '') AS cpm, COALESCE(p.impressions, 0) AS impressions,
-    COALESCE(p.reach, 0) AS reach, COALESCE(p.clicks, 0) AS clicks,
-    p.purchases, p.purchase_value, p.roas
+    COALESCE(p.timezone, '') AS timezone,
+    COALESCE(p.purchase_measurement, '') AS purchase_measurement,
+    COALESCE(p.spend, '') AS spend, COALESCE(p.ctr, '') AS ctr,
+    COALESCE(p.cpc, '') AS cpc, COALESCE(p.cpm, '') AS cpm,
+    COALESCE(p.impressions, 0) AS impressions, COALESCE(p.reach, 0) AS reach,
+    COALESCE(p.clicks, 0) AS clicks, p.purchases, p.purchase_value, p.roas
+    -- end
 FROM w LEFT JOIN p ON 1

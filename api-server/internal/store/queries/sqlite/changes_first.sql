@@ -11,9 +11,13 @@ WITH w AS (
         ELSE ?2 END AS hi
 ),
 p AS (
-    SELECT d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id, d.date, d.synced_at,
-        d.currency, d.timezone, d.purchase_measurement, d.spend, d.ctr, d.cpc, d.cpm,
-        d.impressions, d.reach, d.clicks, d.purchases, d.purchase_value, d.roas
+    SELECT
+        -- generated: Insight columns of d (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
+        d.id, d.platform_ad_account_id, d.attribution_window, d.campaign_id, d.date,
+        d.synced_at, d.currency, d.timezone, d.purchase_measurement, d.spend, d.ctr,
+        d.cpc, d.cpm, d.impressions, d.reach, d.clicks, d.purchases, d.purchase_value,
+        d.roas
+        -- end
     FROM insights_daily d
     CROSS JOIN w
     WHERE d.organization_id = ?1
@@ -32,12 +36,15 @@ SELECT
     w.hi AS now_xmin,
     NULL AS change_txid, NULL AS change_seq, NULL AS change_id,
     NULL AS change_account_id, NULL AS change_date,
+    -- generated: Insight joined columns of p (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
     p.id, COALESCE(p.platform_ad_account_id, '') AS platform_ad_account_id,
     COALESCE(p.attribution_window, '') AS attribution_window, p.campaign_id,
     COALESCE(p.date, '') AS date, p.synced_at, COALESCE(p.currency, '') AS currency,
-    COALESCE(p.timezone, '') AS timezone, COALESCE(p.purchase_measurement, '') AS purchase_measurement,
-    COALESCE(p.spend, '') AS spend, COALESCE(p.ctr, '') AS ctr, COALESCE(p.cpc, '') AS cpc,
-    COALESCE(p.cpm, '') AS cpm, COALESCE(p.impressions, 0) AS impressions,
-    COALESCE(p.reach, 0) AS reach, COALESCE(p.clicks, 0) AS clicks,
-    p.purchases, p.purchase_value, p.roas
+    COALESCE(p.timezone, '') AS timezone,
+    COALESCE(p.purchase_measurement, '') AS purchase_measurement,
+    COALESCE(p.spend, '') AS spend, COALESCE(p.ctr, '') AS ctr,
+    COALESCE(p.cpc, '') AS cpc, COALESCE(p.cpm, '') AS cpm,
+    COALESCE(p.impressions, 0) AS impressions, COALESCE(p.reach, 0) AS reach,
+    COALESCE(p.clicks, 0) AS clicks, p.purchases, p.purchase_value, p.roas
+    -- end
 FROM w LEFT JOIN p ON 1
