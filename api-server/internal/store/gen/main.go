@@ -12,7 +12,8 @@
 // lists. With -target regions it rewrites, in place, the parts of
 // hand-written files that follow from schema (regions.go): the read
 // statements' column lists, the import statements' lists of the insight's
-// declared fields (snapshot/queries) and openapi.yaml's resource schemas.
+// declared fields (snapshot/queries), openapi.yaml's resource schemas and
+// the keys of its examples' resource objects.
 //
 //	go run ./gen -target store -o resources_gen.go
 //	go run ./gen -target regions [-check]

@@ -12,7 +12,7 @@ import (
 // AccountRef), then each resource, its properties in the order the API
 // returns them, every one required, no other allowed. The marker's first
 // submatch is its indentation.
-func openAPISchemas(m []string) (string, error) {
+func openAPISchemas(m []string, _ string) (string, error) {
 	ind := m[1]
 	var b strings.Builder
 	groups := map[string]bool{}

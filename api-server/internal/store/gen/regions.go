@@ -23,7 +23,11 @@ package main
 //     updated_at) are written by hand around the region;
 //   - in openapi.yaml, the resources' schemas (AccountRef, Account,
 //     Campaign, Insight), after the line "# generated: resources (…)" and
-//     up to the line "# end".
+//     up to the line "# end";
+//   - in openapi.yaml's examples, each object of a resource after the line
+//     "# generated: <Resource> example (…)" and up to the line "# end":
+//     its hand-written values in the schema's order, a nullable field it
+//     lacks as null (exampleObject, examples.go).
 //
 // Everything else in those files is hand-written.
 
@@ -39,10 +43,11 @@ import (
 )
 
 var (
-	sqlMarker  = regexp.MustCompile(`^(\s*)-- generated: (\w+) (?:(joined|insert|select|set|compare) )?columns(?: of (\w+))?\b`)
-	sqlEnd     = regexp.MustCompile(`^\s*-- end\b`)
-	yamlMarker = regexp.MustCompile(`^(\s*)# generated: resources\b`)
-	yamlEnd    = regexp.MustCompile(`^\s*# end\b`)
+	sqlMarker     = regexp.MustCompile(`^(\s*)-- generated: (\w+) (?:(joined|insert|select|set|compare) )?columns(?: of (\w+))?\b`)
+	sqlEnd        = regexp.MustCompile(`^\s*-- end\b`)
+	yamlMarker    = regexp.MustCompile(`^(\s*)# generated: resources\b`)
+	yamlEnd       = regexp.MustCompile(`^\s*# end\b`)
+	exampleMarker = regexp.MustCompile(`^(\s*)# generated: (\w+) example\b`)
 )
 
 // regionFiles are the files with regions, relative to store's directory:
@@ -73,12 +78,15 @@ func Regions(check bool) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		fill := sqlColumns(filepath.Base(filepath.Dir(f)))
-		start, end := sqlMarker, sqlEnd
+		var out []byte
 		if strings.HasSuffix(f, ".yaml") {
-			fill, start, end = openAPISchemas, yamlMarker, yamlEnd
+			out, err = rewrite(old, yamlMarker, yamlEnd, openAPISchemas)
+			if err == nil {
+				out, err = rewrite(out, exampleMarker, yamlEnd, exampleObject)
+			}
+		} else {
+			out, err = rewrite(old, sqlMarker, sqlEnd, sqlColumns(filepath.Base(filepath.Dir(f))))
 		}
-		out, err := rewrite(old, start, end, fill)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
@@ -96,8 +104,8 @@ func Regions(check bool) ([]string, error) {
 }
 
 // rewrite replaces the lines between each start marker and its end marker
-// with what fill returns for the marker's submatches.
-func rewrite(src []byte, start, end *regexp.Regexp, fill func(m []string) (string, error)) ([]byte, error) {
+// with what fill returns for the marker's submatches and those lines.
+func rewrite(src []byte, start, end *regexp.Regexp, fill func(m []string, old string) (string, error)) ([]byte, error) {
 	lines := strings.SplitAfter(string(src), "\n")
 	var b strings.Builder
 	for i := 0; i < len(lines); i++ {
@@ -113,7 +121,7 @@ func rewrite(src []byte, start, end *regexp.Regexp, fill func(m []string) (strin
 		if j == len(lines) {
 			return nil, fmt.Errorf("line %d: no end marker", i+1)
 		}
-		text, err := fill(m)
+		text, err := fill(m, strings.Join(lines[i+1:j], ""))
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
@@ -127,8 +135,8 @@ func rewrite(src []byte, start, end *regexp.Regexp, fill func(m []string) (strin
 // sqlColumns fills a statement's column list in dialect (postgres or
 // sqlite): marker submatches are the indentation, the resource, the shape
 // ("" for a read statement's list) and a table's alias.
-func sqlColumns(dialect string) func(m []string) (string, error) {
-	return func(m []string) (string, error) {
+func sqlColumns(dialect string) func(m []string, _ string) (string, error) {
+	return func(m []string, _ string) (string, error) {
 		indent, name, shape, alias := m[1], m[2], m[3], m[4]
 		r, ok := resourceNamed(name)
 		if !ok {

@@ -6,7 +6,8 @@
 // validation and the import's column lists (store/gen). The statements
 // that read the rows are SQL files (store/queries) whose column lists, the
 // import's upserts (snapshot/queries) whose lists of the insight's
-// declared fields, and openapi.yaml's resource schemas, store/gen writes
+// declared fields, and openapi.yaml's resource schemas (and its examples'
+// keys: a nullable field an example lacks is null there), store/gen writes
 // in place between marker lines (-target regions; TestGeneratedRegions
 // fails when they are stale); store's TestQueries checks that the statements return the
 // declared columns, in order. Nothing reads this package at run time.
