@@ -32,21 +32,18 @@ WITH s AS (
     WHERE NOT k.fresh
     GROUP BY 1, 2, 3, 4, 5
     UNION ALL
-    SELECT g.* FROM ( -- grouped before the fresh days are joined: the planner
-        -- cannot estimate that join's rows, and with its estimate of 200
-        -- it sorted the 100,000 rows to group them
-        SELECT a.organization_id, i.account_id, coalesce(i.campaign_id, ''), i.date, a.currency,
-            count(*), sum(CAST(i.spend AS numeric)), sum(i.impressions)::bigint, sum(i.clicks)::bigint,
-            count(*) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchases IS NOT NULL),
-            sum(i.purchases::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchases IS NOT NULL),
-            count(*) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL),
-            sum(i.purchase_value::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL),
-            sum(CAST(i.spend AS numeric)) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL)
-        FROM svc_import_insights i
-        JOIN ad_accounts a ON a.id = i.account_id
-        GROUP BY 1, 2, 3, 4, 5) AS g (organization_id, account_id, campaign_key, date, currency)
-    JOIN svc_import_days k ON k.organization_id = g.organization_id AND k.account_id = g.account_id AND k.date = g.date
-    WHERE k.fresh),
+    SELECT a.organization_id, i.account_id, coalesce(i.campaign_id, ''), i.date, a.currency,
+        count(*), sum(CAST(i.spend AS numeric)), sum(i.impressions)::bigint, sum(i.clicks)::bigint,
+        count(*) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchases IS NOT NULL),
+        sum(i.purchases::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchases IS NOT NULL),
+        count(*) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL),
+        sum(i.purchase_value::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL),
+        sum(CAST(i.spend AS numeric)) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL)
+    FROM svc_import_insights i
+    JOIN ad_accounts a ON a.id = i.account_id
+    JOIN svc_import_days k ON k.organization_id = a.organization_id AND k.account_id = i.account_id AND k.date = i.date
+    WHERE k.fresh
+    GROUP BY 1, 2, 3, 4, 5),
 sums AS (
     INSERT INTO insights_daily_sums SELECT * FROM s)
 INSERT INTO insights_daily_account_counts AS c (organization_id, account_id, date, n)
