@@ -6,8 +6,7 @@
 -- entry (CONTRACT-45: insight_changes, kind upsert, at its new day), and
 -- its day and, for a row it rewrote (xmax is set: not added), the day it
 -- had before (the join reads the statement's snapshot, which the upsert's
--- writes are not in) join svc_import_days, fresh when it held no row
--- before the import (its count, which only sums_insert.sql writes, later).
+-- writes are not in) join svc_import_days.
 -- The column lists are schema's (TestMergeColumns). ?0: the import time.
 WITH up AS (
     INSERT INTO insights_daily AS d (id, account_id, campaign_id, date,
@@ -61,11 +60,8 @@ ch AS (
 log AS (
     INSERT INTO insight_changes (organization_id, insight_id, account_id, date, kind)
     SELECT organization_id, id, account_id, date, 'upsert' FROM ch)
-INSERT INTO svc_import_days (organization_id, account_id, date, fresh)
-SELECT t.organization_id, t.account_id, t.date,
-    NOT EXISTS (SELECT FROM insights_daily_account_counts c -- written later, by sums_insert.sql
-                WHERE c.organization_id = t.organization_id AND c.account_id = t.account_id AND c.date = t.date AND c.n > 0)
-FROM (SELECT DISTINCT organization_id, account_id, date FROM (
+INSERT INTO svc_import_days (organization_id, account_id, date)
+SELECT DISTINCT organization_id, account_id, date FROM (
     SELECT organization_id, account_id, date FROM ch
-    UNION ALL SELECT organization_id, old_account_id, old_date FROM ch WHERE old_date IS NOT NULL) AS u) AS t
+    UNION ALL SELECT organization_id, old_account_id, old_date FROM ch WHERE old_date IS NOT NULL) AS t
 ON CONFLICT DO NOTHING
