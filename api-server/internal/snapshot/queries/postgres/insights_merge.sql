@@ -7,7 +7,9 @@
 -- its day and, for a row it rewrote (xmax is set: not added), the day it
 -- had before (the join reads the statement's snapshot, which the upsert's
 -- writes are not in) join svc_import_days.
--- The column lists are schema's (TestMergeColumns). ?0: the import time.
+-- The declared fields between "generated" markers are written by store/gen
+-- from schema (go generate ../store; TestGeneratedRegions), the rest by
+-- hand; TestMergeColumns checks each list whole. ?0: the import time.
 WITH up AS (
     INSERT INTO insights_daily AS d (id, account_id, campaign_id, date,
         -- generated: Insight insert columns (store/gen, from store/schema; go generate rewrites the lines up to "-- end")
