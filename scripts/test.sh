@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Runs every module's tests, integration included, one module at a time.
-# A module that needs no other module of this repository is tested with
-# GOWORK=off, which proves it builds from its own go.mod alone.
+# Runs every module's tests, integration included. A module that needs no
+# other module of this repository is tested with GOWORK=off, which proves it
+# builds from its own go.mod alone.
 #
-# Each module's verbose output goes to a log: the package lines are printed,
-# with how many subtests passed on each database backend (PostgreSQL, SQLite),
-# and the whole log when the module fails.
+# e2e runs beside the other modules, which run one at a time: most of e2e's
+# time is spent waiting (the SPEC's rate limits pace BulkPacing for 40 s, a
+# browser, servers starting and draining), about one core in use on
+# average, so on 2 cores it overlaps the others' CPU-bound tests. Measured
+# on a 2-core machine: one module at a time took 219 s (api-server) + 480 s
+# (e2e) + the rest in a row; side by side, make test's wall time is the
+# longer of e2e and the rest. TEST_SERIAL=1 runs e2e in line, after the
+# others.
+#
+# Each module's verbose output goes to a log: the package lines are printed
+# with the module's wall time and how many subtests passed on each database
+# backend (PostgreSQL, SQLite), and the whole log when the module fails.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/goenv.sh"
 cd "$(git rev-parse --show-toplevel)"
@@ -14,25 +23,61 @@ cd "$(git rev-parse --show-toplevel)"
 flags=(-count=1 -timeout=40m "${@}")
 [ "${RACE:-1}" = 1 ] && flags+=(-race)
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-failed=()
-for mod in $(git ls-files '*go.mod' | xargs -n1 dirname | sort); do
-  gowork=auto
+bg=
+trap '[ -n "$bg" ] && kill -- "$bg" 2>/dev/null; rm -rf "$logs"' EXIT
+
+# test MOD: runs MOD's tests into $logs/MOD.log and its exit code and wall
+# time into $logs/MOD.rc and $logs/MOD.secs.
+test_module() {
+  local mod=$1 gowork=auto start=$SECONDS rc=0
+  local base="$logs/${mod//\//_}"
   grep -q 'github.com/adsnap/svc/' <(grep -v '^module ' "$mod/go.mod") || gowork=off
-  echo "=== $mod (GOWORK=$gowork)"
-  log="$logs/${mod//\//_}.log"
-  if (cd "$mod" && GOWORK=$gowork go test -v "${flags[@]}" ./...) >"$log" 2>&1; then
-    grep -E '^(ok|FAIL|\?) ' "$log" | grep -v 'no test files' || true
+  echo "$gowork" >"$base.gowork"
+  (cd "$mod" && GOWORK=$gowork go test -v "${flags[@]}" ./...) >"$base.log" 2>&1 || rc=$?
+  echo $((SECONDS - start)) >"$base.secs"
+  echo $rc >"$base.rc"
+}
+
+# report MOD: prints MOD's package lines (its whole log when it failed) and
+# returns its exit code.
+report() {
+  local mod=$1 base="$logs/${1//\//_}"
+  echo "=== $mod (GOWORK=$(cat "$base.gowork"), $(cat "$base.secs") s)"
+  local rc
+  rc=$(cat "$base.rc")
+  if [ "$rc" = 0 ]; then
+    grep -E '^(ok|FAIL|\?) ' "$base.log" | grep -v 'no test files' || true
   else
-    cat "$log"
-    failed+=("$mod")
+    cat "$base.log"
   fi
-  pg=$(grep -cE -- '--- PASS: [^ ]+/postgres( |$)' "$log" || true)
-  sq=$(grep -cE -- '--- PASS: [^ ]+/sqlite( |$)' "$log" || true)
+  local pg sq
+  pg=$(grep -cE -- '--- PASS: [^ ]+/postgres( |$)' "$base.log" || true)
+  sq=$(grep -cE -- '--- PASS: [^ ]+/sqlite( |$)' "$base.log" || true)
   if [ "$pg" != 0 ] || [ "$sq" != 0 ]; then
     echo "    $mod: $pg subtests passed on PostgreSQL, $sq on SQLite"
   fi
+  return "$rc"
+}
+
+mods=$(git ls-files '*go.mod' | xargs -n1 dirname | sort)
+beside=
+if [ "${TEST_SERIAL:-0}" != 1 ] && grep -qx e2e <<<"$mods"; then
+  beside=e2e
+  echo "=== e2e runs beside the other modules (TEST_SERIAL=1: in line)"
+  test_module e2e &
+  bg=$!
+fi
+failed=()
+for mod in $mods; do
+  [ "$mod" = "$beside" ] && continue
+  test_module "$mod"
+  report "$mod" || failed+=("$mod")
 done
+if [ -n "$beside" ]; then
+  wait "$bg" || true
+  bg=
+  report "$beside" || failed+=("$beside")
+fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED modules: ${failed[*]}" >&2
   exit 1
