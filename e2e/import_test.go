@@ -134,14 +134,14 @@ func testImport(t *testing.T, e *env) {
 
 	// Halfway: while the rows are copied into the staging table, and
 	// (issue 45) while the merge writes the tables and the change log (the
-	// insights' upsert, whose text pg_stat_activity shows up to its first
+	// insights' merge, whose text pg_stat_activity shows up to its first
 	// 1024 bytes).
 	for _, tc := range []struct {
 		sig  os.Signal
 		at   string
 		like string
 	}{{os.Kill, "copying", "copy%svc_import_insights%"}, {os.Interrupt, "copying", "copy%svc_import_insights%"},
-		{os.Kill, "merging", "%INSERT INTO insights_daily AS d%"}} {
+		{os.Kill, "merging", "%UPDATE insights_daily AS d%"}} {
 		t.Run(fmt.Sprintf("Signal %v %s", tc.sig, tc.at), func(t *testing.T) {
 			e.signalHalfway(t, tc.sig, tc.like, doc, dbEnv, paths, beforeAPI, same)
 		})

@@ -33,7 +33,8 @@ type dialect interface {
 	timeValue(t time.Time) any
 	dateValue(day string, d time.Time) any
 	// checkInsights is run with the checks: SQLite looks for duplicate and
-	// moved insights there, PostgreSQL while merging (mergeInsights).
+	// moved insights there, PostgreSQL for duplicates there and for moved
+	// insights while merging (mergeInsights).
 	checkInsights(ctx context.Context, im *importer) error
 	// mergeInsights runs the insights' upsert (see merge), recording the
 	// rows it writes in svc_import_touched.

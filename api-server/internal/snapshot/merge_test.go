@@ -20,6 +20,7 @@ import (
 func TestMergeColumns(t *testing.T) {
 	insert := regexp.MustCompile(`(?s)INSERT INTO \w+ AS d \(([^)]*)\)`)
 	set := regexp.MustCompile(`(\w+) = excluded\.(\w+)`)
+	alias := regexp.MustCompile(`(?s)\)\s+AS excluded \(([^)]*)\)`)
 	comment := regexp.MustCompile(`--[^\n]*`)
 	for k, st := range map[kind]*statement{kindAccount: qAccountsMerge, kindCampaign: qCampaignsMerge,
 		kindInsight: qInsightsMerge, kindLead: qLeadsMerge} {
@@ -43,7 +44,20 @@ func TestMergeColumns(t *testing.T) {
 				}
 				sets = append(sets, s[1])
 			}
-			_, after, _ := strings.Cut(text, "DO UPDATE SET")
+			// The rewrite of a stored row: ON CONFLICT's, or PostgreSQL's
+			// insights UPDATE, whose FROM names its columns as the INSERT does.
+			_, after, found := strings.Cut(text, "DO UPDATE SET")
+			if !found {
+				_, after, found = strings.Cut(text, "UPDATE insights_daily AS d SET")
+				m := alias.FindStringSubmatch(text)
+				if !found || m == nil {
+					t.Errorf("%s: neither ON CONFLICT … DO UPDATE SET nor UPDATE … SET … FROM (…) AS excluded (columns)", name)
+					continue
+				}
+				if got := strings.Fields(strings.ReplaceAll(m[1], ",", " ")); !slices.Equal(got, want) {
+					t.Errorf("%s names the UPDATE's source columns\n%v\nwant (store/schema)\n%v", name, got, want)
+				}
+			}
 			_, where, _ := strings.Cut(after, "WHERE")
 			if st == qInsightsMerge && dialect == "sqlite" {
 				where = comment.ReplaceAllString(qInsightsTouched.sqlite, "") // compared beforehand

@@ -121,8 +121,9 @@ func TestStreamRefusesWhatTheDatabaseWould(t *testing.T) {
 
 // TestStreamLastElementInvalid: a long document (several staging batches)
 // whose last element is invalid changes nothing and names that element;
-// the same document made valid imports every row; duplicate ids and rows
-// that would change organization are named with both paths.
+// the same document made valid imports every row; duplicate ids (new or
+// stored) and rows that would change organization are named with both
+// paths.
 func TestStreamLastElementInvalid(t *testing.T) {
 	const n = 12001
 	dbtest.Each(t, testenv.Migrate, func(t *testing.T, b dbtest.Backend) {
@@ -177,6 +178,14 @@ func TestStreamLastElementInvalid(t *testing.T) {
 			if err != nil || rewritten != 0 {
 				t.Errorf("re-import rewrote %d unchanged rows (%v)", rewritten, err)
 			}
+		}
+		// A stored id the document repeats, once with other values: refused
+		// like a new one (PostgreSQL's merge would apply one repeat).
+		stored := state(t, b.DB)
+		_, err = importString(t, b.DB, dup, snapshot.FormatJSON)
+		hasAll(t, problems(t, err), fmt.Sprintf(`$.insights[%d]: duplicate id "ins_many_7" (first at $.insights[7])`, n-1))
+		if after := state(t, b.DB); after != stored {
+			t.Errorf("a refused import of a repeated stored id changed the database")
 		}
 	})
 }
