@@ -56,11 +56,10 @@ build-static:
 services:
 	@scripts/services.sh
 
-## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test), then each fuzz target for 10 s
+## test: every module's tests, integration included (needs PostgreSQL and Redis; starts them; installs Chromium for the browser test), and each fuzz target for 10 s; e2e runs beside the rest (TEST_SERIAL=1: one thing at a time)
 test: services
 	scripts/test-deps.sh
-	scripts/test.sh
-	scripts/fuzz.sh
+	TEST_THEN=scripts/fuzz.sh scripts/test.sh
 
 ## lint: gofmt check, go vet and staticcheck (pinned in internal/tools/go.mod) in every module, OpenAPI lint (Redocly CLI, pinned in api-server/package.json)
 lint:
