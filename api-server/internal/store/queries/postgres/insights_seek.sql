@@ -1,7 +1,7 @@
 -- insights_seek: insights.sql at a deep offset ($3 from seekFrom on,
 -- read_pg.go), positioned without walking the rows before the offset. The
--- per-day row counts (insights_daily_counts, kept exact by the triggers of
--- migration 20261121140000_insights_day_counts) give, by a running sum over
+-- per-day row counts (insights_daily_counts, recomputed exactly for the days
+-- an import touches, in its transaction: snapshot's day_counts.sql) give, by a running sum over
 -- at most 90 days, the day on which row $3 falls and how many of that day's
 -- rows come before it:
 --   c    the window's day counts, newest first, with their running sum;

@@ -5,9 +5,9 @@
 -- API's order (currency, account, campaign in byte order, then the period),
 -- each row led by the page's meta (as accounts.sql). The rows are read as
 -- their exact per-day sums, insights_daily_sums (one row per organization,
--- account, campaign or '' for account-level rows, day and currency; kept by
--- the triggers of migration 20261126150000_insights_daily_sums in the
--- writing transaction): numeric sums of spend, purchases and purchase
+-- account, campaign or '' for account-level rows, day and currency;
+-- recomputed for the days an import touches, in its transaction:
+-- snapshot's sums_insert.sql): numeric sums of spend, purchases and purchase
 -- values (a float8 as its numeric cast, C's %.15g: openapi.yaml,
 -- InsightSummaryGroup), with the counts of rows and of rows with purchase
 -- evidence; the sum of numeric sums keeps the most decimal places of the
