@@ -178,6 +178,12 @@ func TestStreamLastElementInvalid(t *testing.T) {
 			if err != nil || rewritten != 0 {
 				t.Errorf("re-import rewrote %d unchanged rows (%v)", rewritten, err)
 			}
+			// Nor locked: INSERT … ON CONFLICT DO UPDATE locked every
+			// unchanged row before comparing it (xmax set, a WAL record each).
+			var locked int
+			if err := b.DB.QueryRowContext(t.Context(), `SELECT count(*) FROM insights_daily WHERE id LIKE 'ins_many_%' AND xmax <> '0'::xid`).Scan(&locked); err != nil || locked != 0 {
+				t.Errorf("re-import locked %d unchanged rows (%v)", locked, err)
+			}
 		}
 		// A stored id the document repeats, once with other values: refused
 		// like a new one (PostgreSQL's merge would apply one repeat).
