@@ -25,7 +25,11 @@ flags=(-count=1 -timeout=40m "${@}")
 [ "${RACE:-1}" = 1 ] && flags+=(-race)
 logs=$(mktemp -d)
 bg=
-trap '[ -n "$bg" ] && kill -- "$bg" 2>/dev/null; rm -rf "$logs"' EXIT
+# e2e runs in its own process group (set -m below): a background job of a
+# script ignores Ctrl-C, so on any exit the whole group (go test, the test
+# binary and what it started) is stopped here.
+trap '[ -n "$bg" ] && kill -- "-$bg" 2>/dev/null; rm -rf "$logs"' EXIT
+trap 'exit 130' INT TERM
 
 # test MOD: runs MOD's tests into $logs/MOD.log and its exit code and wall
 # time into $logs/MOD.rc and $logs/MOD.secs.
@@ -65,8 +69,10 @@ beside=
 if [ "${TEST_SERIAL:-0}" != 1 ] && grep -qx e2e <<<"$mods"; then
   beside=e2e
   echo "=== e2e runs beside the other modules (TEST_SERIAL=1: in line)"
+  set -m
   test_module e2e &
   bg=$!
+  set +m
 fi
 failed=()
 for mod in $mods; do
@@ -74,16 +80,13 @@ for mod in $mods; do
   test_module "$mod"
   report "$mod" || failed+=("$mod")
 done
-if [ -n "$beside" ] && [ -n "${TEST_THEN:-}" ]; then
+if [ -n "${TEST_THEN:-}" ]; then
   $TEST_THEN || failed+=("$TEST_THEN")
 fi
 if [ -n "$beside" ]; then
   wait "$bg" || true
   bg=
   report "$beside" || failed+=("$beside")
-fi
-if [ -z "$beside" ] && [ -n "${TEST_THEN:-}" ]; then
-  $TEST_THEN || failed+=("$TEST_THEN")
 fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED: ${failed[*]}" >&2
