@@ -15,6 +15,7 @@ import (
 var (
 	qAccountsVersions       = query("accounts_versions")
 	qAccountsMerge          = query("accounts_merge")
+	qAccountCopiesChanged   = query("account_copies_changed")
 	qAccountCopiesTouched   = query("account_copies_touched")
 	qAccountCopies          = query("account_copies")
 	qCampaignCopiesVersions = query("campaign_copies_versions")
@@ -42,7 +43,7 @@ func (im *importer) merge(ctx context.Context) error {
 	if err := im.beginChanges(ctx, orgs); err != nil {
 		return err
 	}
-	for _, st := range []*statement{qAccountsVersions, qAccountsMerge} {
+	for _, st := range []*statement{qAccountsVersions, qAccountCopiesChanged, qAccountsMerge} {
 		if err := im.runSQL(ctx, st, im.now); err != nil {
 			return err
 		}
