@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adsnap/svc/api-server/internal/snapshot"
+	"github.com/adsnap/svc/api-server/internal/store"
 	"github.com/adsnap/svc/api-server/internal/testenv"
 	"github.com/adsnap/svc/keys-admin/database/dbtest"
 	"github.com/uptrace/bun"
@@ -23,6 +24,7 @@ type modelRow struct {
 	clicks                         int64
 	purchases                      *float64
 	measurement                    string
+	synced                         string // RFC 3339, "" for none
 }
 
 // dayKey is an (account, day) of the test's one organization.
@@ -59,7 +61,16 @@ func (m *changeModel) randomRow(rng *rand.Rand, acc string) modelRow {
 		p := float64(rng.IntN(20)) / 4
 		r.purchases = &p
 	}
+	r.synced = m.randomSynced(rng)
 	return r
+}
+
+// randomSynced is a sync time in the last 20 days, or none (a third).
+func (m *changeModel) randomSynced(rng *rand.Rand) string {
+	if rng.IntN(3) == 0 {
+		return ""
+	}
+	return m.today.Add(-time.Duration(rng.IntN(20*24*60)) * time.Minute).Format(time.RFC3339)
 }
 
 // propDocument is the organization, its accounts and campaigns, and rows.
@@ -87,6 +98,9 @@ func propDocument(rows map[string]modelRow, windows []snapshot.Window, usd bool)
 			Impressions: ptr(int64(100)), Reach: ptr(int64(50)), Clicks: ptr(r.clicks), Purchases: r.purchases}
 		if r.campaign != "" {
 			in.CampaignID = ptr(r.campaign)
+		}
+		if r.synced != "" {
+			in.SyncedAt = ptr(r.synced)
 		}
 		doc.Insights = append(doc.Insights, in)
 	}
@@ -124,8 +138,8 @@ func (m *changeModel) nextStep(rng *rand.Rand) step {
 		}
 		n := r
 		switch rng.IntN(5) {
-		case 0: // restated
-			n.spend, n.clicks = fmt.Sprintf("%d.5", rng.IntN(100)), r.clicks+1
+		case 0: // restated, at another sync time (earlier ones too: the newest may go)
+			n.spend, n.clicks, n.synced = fmt.Sprintf("%d.5", rng.IntN(100)), r.clicks+1, m.randomSynced(rng)
 		case 1: // moved to another day
 			n.date = m.day(rng.IntN(20))
 		case 2: // another campaign, or the account level
@@ -217,6 +231,7 @@ func TestImportChangeLogProperty(t *testing.T) {
 				checkVersions(t, versions, dayVersions(t, b.DB), s.touched, where)
 				checkRows(t, b.DB, where, m.rows, now, len(s.upserts))
 				checkImportRecord(t, b.DB, where, s)
+				checkDataAsOf(t, b.DB, where, m.rows, now)
 				if b.Name == "postgres" {
 					checkAggregates(t, b.DB, where)
 				}
@@ -381,6 +396,31 @@ func checkImportRecord(t *testing.T, db *bun.DB, where string, s step) {
 	}
 }
 
+// checkDataAsOf: the organization's data time is its rows' newest sync
+// time (its accounts and campaigns have none), or the import's time when
+// no row has one.
+func checkDataAsOf(t *testing.T, db *bun.DB, where string, rows map[string]modelRow, now time.Time) {
+	t.Helper()
+	want := now.Truncate(time.Microsecond) // as the databases store it
+	newest := ""
+	for _, r := range rows {
+		newest = max(newest, r.synced) // RFC 3339 in UTC sorts as time
+	}
+	if newest != "" {
+		var err error
+		if want, err = time.Parse(time.RFC3339, newest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got store.OrganizationSnapshot
+	if err := db.NewSelect().Model(&got).Where("organization_id = ?", "org_p").Scan(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !got.DataAsOf.Equal(want) {
+		t.Errorf("%s: dataAsOf %s, want %s", where, got.DataAsOf.UTC().Format(time.RFC3339Nano), want.UTC().Format(time.RFC3339Nano))
+	}
+}
+
 // checkAggregates compares the per-day counts and sums with a
 // recomputation from the rows (written out here, not the migration's
 // function).
@@ -397,7 +437,7 @@ func checkAggregates(t *testing.T, db *bun.DB, where string) {
 	for _, c := range []struct{ name, stored, want string }{
 		{"sums", `SELECT * FROM insights_daily_sums WHERE n > 0`, sums},
 		{"account counts", `SELECT * FROM insights_daily_account_counts WHERE n > 0`,
-			`SELECT organization_id, account_id, date, count(*) FROM insights_daily GROUP BY 1, 2, 3`},
+			`SELECT organization_id, account_id, date, count(*), max(synced_at) FROM insights_daily GROUP BY 1, 2, 3`},
 		{"day counts", `SELECT * FROM insights_daily_counts WHERE n > 0`,
 			`SELECT organization_id, date, count(*) FROM insights_daily GROUP BY 1, 2`},
 	} {

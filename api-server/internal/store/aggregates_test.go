@@ -37,17 +37,22 @@ func refreshAggregates(t *testing.T, b dbtest.Backend) {
 	}
 }
 
-// withoutMigration hides the migration files whose names start with name.
+// withoutMigration hides the migration files whose names start with one
+// of names.
 type withoutMigration struct {
 	fs.FS
-	name string
+	names []string
 }
 
 func (f withoutMigration) ReadDir(dir string) ([]fs.DirEntry, error) {
 	all, err := fs.ReadDir(f.FS, dir)
 	var out []fs.DirEntry
 	for _, e := range all {
-		if !strings.HasPrefix(e.Name(), f.name) {
+		hidden := false
+		for _, n := range f.names {
+			hidden = hidden || strings.HasPrefix(e.Name(), n)
+		}
+		if !hidden {
 			out = append(out, e)
 		}
 	}
@@ -57,7 +62,8 @@ func (f withoutMigration) ReadDir(dir string) ([]fs.DirEntry, error) {
 // TestAggregatesMigration: on a database migrated to the schema before
 // migration 20261129110000 (the delta triggers keep the counts and sums),
 // with rows written, that migration drops the triggers and leaves every
-// count and sum equal to the rows.
+// count and sum equal to the rows (20261129150000, which adds the days'
+// sync times to the counts, is applied after it, as on such a database).
 func TestAggregatesMigration(t *testing.T) {
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
@@ -65,7 +71,7 @@ func TestAggregatesMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := store.Migrations
-	old.Postgres = withoutMigration{old.Postgres, "20261129110000"}
+	old.Postgres = withoutMigration{old.Postgres, []string{"20261129110000", "20261129150000"}}
 	if _, err := database.Migrate(ctx, b.DB, old, time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +96,7 @@ func TestAggregatesMigration(t *testing.T) {
 		t.Fatalf("before the migration: %d sums (%v)", before, err)
 	}
 	applied, err := store.Migrate(ctx, b.DB)
-	if err != nil || len(applied) != 1 {
+	if err != nil || len(applied) != 2 {
 		t.Fatalf("migrate: %v %v", applied, err)
 	}
 	var triggers int
@@ -102,10 +108,66 @@ func TestAggregatesMigration(t *testing.T) {
 	}
 	var wrong int
 	if err := b.DB.QueryRowContext(context.Background(), `SELECT count(*) FROM (
-		(SELECT organization_id, account_id, date, n FROM insights_daily_account_counts
-		 EXCEPT SELECT organization_id, account_id, date, count(*) FROM insights_daily GROUP BY 1, 2, 3)
-		UNION ALL (SELECT organization_id, '', date, n FROM insights_daily_counts
-		 EXCEPT SELECT organization_id, '', date, count(*) FROM insights_daily GROUP BY 1, 2, 3)) AS d`).Scan(&wrong); err != nil || wrong != 0 {
+		(SELECT organization_id, account_id, date, n, synced_at FROM insights_daily_account_counts
+		 EXCEPT SELECT organization_id, account_id, date, count(*), max(synced_at) FROM insights_daily GROUP BY 1, 2, 3)
+		UNION ALL (SELECT organization_id, '', date, n, NULL::timestamptz FROM insights_daily_counts
+		 EXCEPT SELECT organization_id, '', date, count(*), NULL::timestamptz FROM insights_daily GROUP BY 1, 2, 3)) AS d`).Scan(&wrong); err != nil || wrong != 0 {
 		t.Errorf("after the migration: %d counts differ from the rows (%v)", wrong, err)
+	}
+}
+
+// TestCountsSyncedAtMigration: on a database at the schema before migration
+// 20261129150000, with rows whose sync times vary within a day, that
+// migration gives each stored day its rows' newest sync time (NULL where
+// none has one), and the refresh function it replaces keeps them so.
+func TestCountsSyncedAtMigration(t *testing.T) {
+	b := dbtest.Postgres(t)
+	ctx := t.Context()
+	if _, err := keys.Migrate(ctx, b.DB); err != nil {
+		t.Fatal(err)
+	}
+	old := store.Migrations
+	old.Postgres = withoutMigration{old.Postgres, []string{"20261129150000"}}
+	if _, err := database.Migrate(ctx, b.DB, old, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO organizations (id, name, subscription_status, created_at, updated_at) VALUES ('org_s', 's', 'active', now(), now())`,
+		`INSERT INTO ad_accounts (id, organization_id, platform_ad_account_id, account_name, currency, timezone, is_active, updated_at)
+		 VALUES ('acc_s1', 'org_s', 'p', 'n', 'EUR', 'UTC', true, now()), ('acc_s2', 'org_s', 'p', 'n', 'USD', 'UTC', true, now())`,
+		// Sync times differ by row; one day in nine has none at all.
+		`INSERT INTO insights_daily (id, organization_id, account_id, platform_ad_account_id, currency, timezone, date,
+		   attribution_window, purchase_measurement, spend, ctr, cpc, cpm, impressions, reach, clicks, synced_at, updated_at)
+		 SELECT 'ins_s' || i, 'org_s', 'acc_s' || (1 + i % 2), 'p', 'EUR', 'UTC', current_date - (i % 9),
+		   'w', 'unavailable', 1, 1, 1, 1, i, 1, 1,
+		   CASE WHEN i % 9 <> 4 THEN timestamptz '2026-11-01 00:00Z' + i * interval '1 minute' END, now()
+		 FROM generate_series(1, 300) i`,
+		`SELECT insights_daily_aggregates_refresh()`,
+	} {
+		if _, err := b.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q[:30], err)
+		}
+	}
+	const wrongDays = `SELECT count(*) FROM (
+		(SELECT organization_id, account_id, date, n, synced_at FROM insights_daily_account_counts
+		 EXCEPT SELECT organization_id, account_id, date, count(*), max(synced_at) FROM insights_daily GROUP BY 1, 2, 3)
+		UNION ALL
+		(SELECT organization_id, account_id, date, count(*), max(synced_at) FROM insights_daily GROUP BY 1, 2, 3
+		 EXCEPT SELECT organization_id, account_id, date, n, synced_at FROM insights_daily_account_counts)) AS d`
+	applied, err := store.Migrate(ctx, b.DB)
+	if err != nil || len(applied) != 1 {
+		t.Fatalf("migrate: %v %v", applied, err)
+	}
+	for _, step := range []string{"the migration", "a refresh"} {
+		if step == "a refresh" {
+			refreshAggregates(t, b)
+		}
+		var wrong, withTime int
+		if err := b.DB.QueryRowContext(ctx, wrongDays).Scan(&wrong); err != nil || wrong != 0 {
+			t.Errorf("after %s: %d days' counts or sync times differ from the rows (%v)", step, wrong, err)
+		}
+		if err := b.DB.QueryRowContext(ctx, `SELECT count(*) FROM insights_daily_account_counts WHERE synced_at IS NOT NULL`).Scan(&withTime); err != nil || withTime != 16 {
+			t.Errorf("after %s: %d days with a sync time, want 16 (%v)", step, withTime, err)
+		}
 	}
 }

@@ -1,8 +1,9 @@
 -- The sums of the touched days computed again, in key order: the
 -- definition of insights_daily_day_sums (migration 20261129110000) over the
 -- set of days at once (the property test holds both to the rows); and, from
--- the same sums, the row count of each touched (organization, account,
--- day), 0 for a day whose rows are all gone.
+-- the same sums, the row count and newest sync time of each touched
+-- (organization, account, day), 0 and NULL for a day whose rows are all
+-- gone (data_as_of.sql reads the sync times).
 --
 -- A touched day that had no row before this import (its count, read here
 -- before this statement writes it, is 0 or absent: a fresh day) holds
@@ -32,7 +33,8 @@ s AS (
         sum(i.purchases::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchases IS NOT NULL) AS purchases,
         count(*) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS purchase_value_rows,
         sum(i.purchase_value::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS purchase_value,
-        sum(i.spend) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS value_spend
+        sum(i.spend) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS value_spend,
+        max(i.synced_at) AS synced_at
     FROM k
     CROSS JOIN LATERAL ( -- by index, day by day: none at all for a fresh import
         SELECT * FROM insights_daily i
@@ -42,7 +44,7 @@ s AS (
     GROUP BY 1, 2, 3, 4, 5
     UNION ALL
     SELECT a.organization_id, g.account_id, g.campaign_key, g.date, a.currency, g.n, g.spend, g.impressions,
-        g.clicks, g.purchase_rows, g.purchases, g.purchase_value_rows, g.purchase_value, g.value_spend
+        g.clicks, g.purchase_rows, g.purchases, g.purchase_value_rows, g.purchase_value, g.value_spend, g.synced_at
     FROM (SELECT i.account_id, coalesce(i.campaign_id, '') AS campaign_key, i.date,
             count(*) AS n, sum(CAST(i.spend AS numeric)) AS spend, sum(i.impressions)::bigint AS impressions,
             sum(i.clicks)::bigint AS clicks,
@@ -50,7 +52,8 @@ s AS (
             sum(i.purchases::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchases IS NOT NULL) AS purchases,
             count(*) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS purchase_value_rows,
             sum(i.purchase_value::numeric) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS purchase_value,
-            sum(CAST(i.spend AS numeric)) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS value_spend
+            sum(CAST(i.spend AS numeric)) FILTER (WHERE i.purchase_measurement <> 'unavailable' AND i.purchase_value IS NOT NULL) AS value_spend,
+            max(i.synced_at) AS synced_at
         FROM svc_import_insights i
         GROUP BY 1, 2, 3) AS g -- grouped before the join: by hash, where the joined rows were sorted
     JOIN ad_accounts a ON a.id = g.account_id
@@ -58,11 +61,13 @@ s AS (
     WHERE k.fresh),
 sums AS (
     INSERT INTO insights_daily_sums
-    SELECT * FROM s ORDER BY 1, 2, 3, 4, 5)
-INSERT INTO insights_daily_account_counts AS c (organization_id, account_id, date, n)
-SELECT k.organization_id, k.account_id, k.date, coalesce(x.n, 0)::bigint
+    SELECT organization_id, account_id, campaign_key, date, currency, n, spend, impressions, clicks, purchase_rows,
+        purchases, purchase_value_rows, purchase_value, value_spend
+    FROM s ORDER BY 1, 2, 3, 4, 5)
+INSERT INTO insights_daily_account_counts AS c (organization_id, account_id, date, n, synced_at)
+SELECT k.organization_id, k.account_id, k.date, coalesce(x.n, 0)::bigint, x.synced_at
 FROM svc_import_days k
-LEFT JOIN (SELECT organization_id, account_id, date, sum(n) AS n FROM s GROUP BY 1, 2, 3) x
+LEFT JOIN (SELECT organization_id, account_id, date, sum(n) AS n, max(synced_at) AS synced_at FROM s GROUP BY 1, 2, 3) x
     ON x.organization_id = k.organization_id AND x.account_id = k.account_id AND x.date = k.date
 ORDER BY 1, 2, 3
-ON CONFLICT (organization_id, account_id, date) DO UPDATE SET n = excluded.n
+ON CONFLICT (organization_id, account_id, date) DO UPDATE SET n = excluded.n, synced_at = excluded.synced_at
