@@ -20,6 +20,8 @@ targets=(
   "api-server ./internal/query FuzzInspect"
   "api-server ./internal/query FuzzGuard"
   "api-server ./internal/snapshot FuzzValidate"
+  "api-server ./internal/snapshot FuzzValidDecimal"
+  "api-server ./internal/query FuzzValidID"
   "api-server ./internal/accesslog FuzzAccessLineMatchesSlog"
   "api-server ./internal/wirejson FuzzMatchesEncodingJSON"
   "keys-admin ./apikey FuzzValidate"

@@ -58,8 +58,6 @@ type Params struct {
 	Since, Cursor string
 }
 
-var reAccountID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
-
 func allowed(ep Endpoint) []string {
 	switch ep {
 	case Insights:
@@ -124,8 +122,8 @@ func Parse(rawQuery string, ep Endpoint, now time.Time) (Params, []string) {
 		p.Offset = n
 	}
 	if v, ok := get("accountId"); ok {
-		if !reAccountID.MatchString(v) {
-			problems = append(problems, "accountId must match ^[a-zA-Z0-9_-]{1,128}$")
+		if !ValidID(v) {
+			problems = append(problems, "accountId must match "+IDPattern)
 		}
 		p.AccountID = v
 	}
