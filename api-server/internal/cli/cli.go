@@ -216,8 +216,8 @@ Formats (--format, default auto: ndjson for FILE ending in .ndjson or .jsonl, el
           optional; "complete": [{"accountId", "from", "to"}] removes the stored rows of
           that account and those days that the document does not carry.
   ndjson  one record a line, for sync jobs that write as they fetch: a JSON object whose
-          "kind" is organization, account, campaign, insight, leadContact or complete, and whose
-          other fields are those of an element of that kind, e.g.
+          "kind" is organization, account, campaign, insight, leadContact or complete,
+          and whose other fields are those of an element of that kind, e.g.
           {"kind":"insight","id":"ins_1","accountId":"acc_1","campaignId":null,...}
           Records may come in any order; blank lines are ignored.
 
@@ -227,8 +227,9 @@ JSON, "line 12: $.date" in NDJSON; the first 200, then a count) and nothing is w
 either: readers see the old rows until the one commit at the end. Importing the same
 document again changes nothing. Every import records what it changed (the change log,
 the day versions, an import record per organization) in the same transaction, and
-prunes change-log entries older than --change-retention after its commit. An organization that lists "members" lists all of
-them: a stored member it no longer lists is marked removed.
+prunes change-log entries older than --change-retention after its commit. An
+organization that lists "members" lists all of them: a stored member it no longer
+lists is marked removed.
 
 Progress goes to standard error (rows per kind and rate; a refreshing line on a
 terminal, a line every 10 seconds otherwise), then a summary line. Run 'svc-api
