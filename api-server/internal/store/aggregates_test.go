@@ -59,38 +59,50 @@ func (f withoutMigration) ReadDir(dir string) ([]fs.DirEntry, error) {
 	return out, err
 }
 
-// TestAggregatesMigration: on a database migrated to the schema before
-// migration 20261129110000 (the delta triggers keep the counts and sums),
-// with rows written, that migration drops the triggers and leaves every
-// count and sum equal to the rows (20261129150000, which adds the days'
-// sync times to the counts, is applied after it, as on such a database).
-func TestAggregatesMigration(t *testing.T) {
+// migratedBefore returns a PostgreSQL database migrated without the
+// migrations named (as a database of that time), holding the organization
+// org with two accounts (org+"1", EUR; org+"2", USD) and the statements'
+// writes.
+func migratedBefore(t *testing.T, hidden []string, org string, writes ...string) dbtest.Backend {
+	t.Helper()
 	b := dbtest.Postgres(t)
 	ctx := t.Context()
 	if _, err := keys.Migrate(ctx, b.DB); err != nil {
 		t.Fatal(err)
 	}
 	old := store.Migrations
-	old.Postgres = withoutMigration{old.Postgres, []string{"20261129110000", "20261129150000"}}
+	old.Postgres = withoutMigration{old.Postgres, hidden}
 	if _, err := database.Migrate(ctx, b.DB, old, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
-		`INSERT INTO organizations (id, name, subscription_status, created_at, updated_at) VALUES ('org_m', 'm', 'active', now(), now())`,
+	acc := strings.Replace(org, "org_", "acc_", 1)
+	for _, q := range append([]string{
+		`INSERT INTO organizations (id, name, subscription_status, created_at, updated_at) VALUES ('` + org + `', 'm', 'active', now(), now())`,
 		`INSERT INTO ad_accounts (id, organization_id, platform_ad_account_id, account_name, currency, timezone, is_active, updated_at)
-		 VALUES ('acc_m1', 'org_m', 'p', 'n', 'EUR', 'UTC', true, now()), ('acc_m2', 'org_m', 'p', 'n', 'USD', 'UTC', true, now())`,
+		 VALUES ('` + acc + `1', '` + org + `', 'p', 'n', 'EUR', 'UTC', true, now()), ('` + acc + `2', '` + org + `', 'p', 'n', 'USD', 'UTC', true, now())`,
+	}, writes...) {
+		if _, err := b.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q[:30], err)
+		}
+	}
+	return b
+}
+
+// TestAggregatesMigration: on a database migrated to the schema before
+// migration 20261129110000 (the delta triggers keep the counts and sums),
+// with rows written, that migration drops the triggers and leaves every
+// count and sum equal to the rows (20261129150000, which adds the days'
+// sync times to the counts, is applied after it, as on such a database).
+func TestAggregatesMigration(t *testing.T) {
+	ctx := t.Context()
+	b := migratedBefore(t, []string{"20261129110000", "20261129150000"}, "org_m",
 		`INSERT INTO insights_daily (id, organization_id, account_id, platform_ad_account_id, currency, timezone, date,
 		   attribution_window, purchase_measurement, spend, ctr, cpc, cpm, impressions, reach, clicks, purchases, updated_at)
 		 SELECT 'ins_m' || i, 'org_m', 'acc_m' || (1 + i % 2), 'p', 'EUR', 'UTC', current_date - (i % 9),
 		   'w', 'reported_purchase_count', ((i % 7) || '.25')::numeric, 1, 1, 1, i, 1, i % 5, i * 0.5, now()
 		 FROM generate_series(1, 500) i`,
 		`UPDATE insights_daily SET date = date - 1, spend = 3 WHERE id LIKE 'ins_m1%'`,
-		`DELETE FROM insights_daily WHERE id LIKE 'ins_m2%'`,
-	} {
-		if _, err := b.DB.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q[:30], err)
-		}
-	}
+		`DELETE FROM insights_daily WHERE id LIKE 'ins_m2%'`)
 	var before int
 	if err := b.DB.QueryRowContext(ctx, `SELECT count(*) FROM insights_daily_sums WHERE n > 0`).Scan(&before); err != nil || before == 0 {
 		t.Fatalf("before the migration: %d sums (%v)", before, err)
@@ -121,33 +133,16 @@ func TestAggregatesMigration(t *testing.T) {
 // migration gives each stored day its rows' newest sync time (NULL where
 // none has one), and the refresh function it replaces keeps them so.
 func TestCountsSyncedAtMigration(t *testing.T) {
-	b := dbtest.Postgres(t)
 	ctx := t.Context()
-	if _, err := keys.Migrate(ctx, b.DB); err != nil {
-		t.Fatal(err)
-	}
-	old := store.Migrations
-	old.Postgres = withoutMigration{old.Postgres, []string{"20261129150000"}}
-	if _, err := database.Migrate(ctx, b.DB, old, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`INSERT INTO organizations (id, name, subscription_status, created_at, updated_at) VALUES ('org_s', 's', 'active', now(), now())`,
-		`INSERT INTO ad_accounts (id, organization_id, platform_ad_account_id, account_name, currency, timezone, is_active, updated_at)
-		 VALUES ('acc_s1', 'org_s', 'p', 'n', 'EUR', 'UTC', true, now()), ('acc_s2', 'org_s', 'p', 'n', 'USD', 'UTC', true, now())`,
-		// Sync times differ by row; one day in nine has none at all.
+	// Sync times differ by row; one day in nine has none at all.
+	b := migratedBefore(t, []string{"20261129150000"}, "org_s",
 		`INSERT INTO insights_daily (id, organization_id, account_id, platform_ad_account_id, currency, timezone, date,
 		   attribution_window, purchase_measurement, spend, ctr, cpc, cpm, impressions, reach, clicks, synced_at, updated_at)
 		 SELECT 'ins_s' || i, 'org_s', 'acc_s' || (1 + i % 2), 'p', 'EUR', 'UTC', current_date - (i % 9),
 		   'w', 'unavailable', 1, 1, 1, 1, i, 1, 1,
 		   CASE WHEN i % 9 <> 4 THEN timestamptz '2026-11-01 00:00Z' + i * interval '1 minute' END, now()
 		 FROM generate_series(1, 300) i`,
-		`SELECT insights_daily_aggregates_refresh()`,
-	} {
-		if _, err := b.DB.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q[:30], err)
-		}
-	}
+		`SELECT insights_daily_aggregates_refresh()`)
 	const wrongDays = `SELECT count(*) FROM (
 		(SELECT organization_id, account_id, date, n, synced_at FROM insights_daily_account_counts
 		 EXCEPT SELECT organization_id, account_id, date, count(*), max(synced_at) FROM insights_daily GROUP BY 1, 2, 3)
