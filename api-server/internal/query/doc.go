@@ -8,6 +8,8 @@
 //     names and organization overrides in the query) and OrgHeader;
 //   - summary.go, summaryopts.go: the summary's level and groupBy, and its
 //     answers (sort, top, compareFrom/compareTo, status, having; issue 46);
+//   - id.go: IDPattern and ValidID, the one identifier pattern of a query's
+//     accountId and of every id an imported document holds (snapshot);
 //   - changes.go: ParseChanges, the query of GET /insights/changes (since,
 //     cursor, limit; accountId, from and to refused);
 //   - guard.go: ScreenURL (every path), GuardAPI (step 2 on the API) and
