@@ -15,6 +15,5 @@
 //   - guard.go: ScreenURL (every path), GuardAPI (step 2 on the API) and
 //     AcceptRequestID;
 //   - keyshape.go: KeyShaped and URLHoldsKey, a developer key recognised in
-//     any reading of a URL, without allocating;
-//   - summary.go: the parameters of GET /insights/summary (level, groupBy).
+//     any reading of a URL, without allocating.
 package query
