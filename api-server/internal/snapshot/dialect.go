@@ -112,7 +112,7 @@ func (d *sqliteImport) mergeInsights(ctx context.Context, im *importer) error {
 }
 
 func (d *sqliteImport) dropStages(ctx context.Context, stages []*stage) error {
-	tables := []string{"svc_import_touched", "svc_import_versions", "svc_import_days"}
+	tables := []string{"svc_import_touched", "svc_import_versions", "svc_import_days", "svc_import_copies"}
 	for _, st := range stages {
 		tables = append(tables, st.table)
 	}
