@@ -8,9 +8,10 @@ const IDPattern = `^[a-zA-Z0-9_-]{1,128}$`
 // than a regexp: the import checks three ids a row, and regexp's matcher
 // took 0.67 s of the 9.3 s of CPU that importing 1,000,000 insight rows
 // spends in Go (issue 45's bench document; with validDecimal, the Go CPU
-// went from 9.25 to 7.9 s). That is CPU taken from PostgreSQL on the same
-// machine, not the import's wall time, which did not move (its staging
-// waits on the server's COPY). FuzzValidID holds it to the regexp.
+// went from 9.25 to 7.9 s): CPU the server on the same machine can use.
+// The import's wall time did not move beyond its noise (its reading phase
+// varies by about a second between runs). FuzzValidID holds it to the
+// regexp.
 func ValidID(s string) bool {
 	if len(s) == 0 || len(s) > 128 {
 		return false
