@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	apiquery "github.com/adsnap/svc/api-server/internal/query" // query is queries.go's
+	apiquery "github.com/adsnap/svc/api-server/internal/query" // query names queries.go's declarations here
 	"github.com/adsnap/svc/api-server/internal/store/schema"
 	// Time zones are checked against the IANA database; embed it so that a
 	// host without /usr/share/zoneinfo validates the same way.
